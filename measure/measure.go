@@ -1,0 +1,95 @@
+// Package measure holds the size, line, token and hash rules that every ctx
+// pipeline shares, so that an instruction source, an aggregated file and a
+// rendered message history are counted the same way.
+//
+// # Sizes
+//
+// Bytes are raw bytes. Chars are Unicode code points (an invalid byte counts
+// as one). Lines follow the manifest rule: 0 for empty text, otherwise the
+// number of "\n" plus one, minus one when the text ends with "\n"; so "\n" is
+// one line, "a\n\n" two and "a\r\nb\r\n" two.
+//
+// # Tokens
+//
+// Token counts come from an [Estimator]. [Default] returns ceiling(chars / 4),
+// named "ceiling(characters / 4), version 1" in manifests. Exact tokenizers
+// can be added later behind the same interface.
+//
+// # Hashes
+//
+// [Hash] is the lowercase hex BLAKE3-256 digest named by [HashAlgorithm].
+package measure
+
+import (
+	"encoding/hex"
+	"unicode/utf8"
+
+	"github.com/zeebo/blake3"
+)
+
+// HashAlgorithm names the digest that [Hash] computes, as recorded in manifests.
+const HashAlgorithm = "blake3"
+
+// Hash returns the lowercase hex BLAKE3-256 digest of b.
+func Hash(b []byte) string {
+	sum := blake3.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// Estimator turns text into a token count. Implementations must be pure and
+// safe for concurrent use.
+type Estimator interface {
+	// Name identifies the estimator and its version, as written in manifests.
+	Name() string
+	// Tokens estimates the tokens of text, which is usually valid UTF-8.
+	Tokens(text []byte) int
+}
+
+// CharsDiv4 estimates ceiling(code points / 4) tokens.
+type CharsDiv4 struct{}
+
+// Name returns "ceiling(characters / 4), version 1".
+func (CharsDiv4) Name() string { return "ceiling(characters / 4), version 1" }
+
+// Tokens returns ceiling(Chars(text) / 4).
+func (CharsDiv4) Tokens(text []byte) int { return (Chars(text) + 3) / 4 }
+
+// Default returns the estimator ctx uses unless told otherwise, [CharsDiv4].
+func Default() Estimator { return CharsDiv4{} }
+
+// Chars counts the Unicode code points of b.
+func Chars(b []byte) int { return utf8.RuneCount(b) }
+
+// Lines counts physical lines: 0 for empty text, else the number of "\n"
+// plus one, minus one when the text ends with "\n".
+func Lines(b []byte) int {
+	if len(b) == 0 {
+		return 0
+	}
+	n := 1
+	for _, c := range b {
+		if c == '\n' {
+			n++
+		}
+	}
+	if b[len(b)-1] == '\n' {
+		n--
+	}
+	return n
+}
+
+// Sizes are the measurements ctx records for a piece of text.
+type Sizes struct {
+	Bytes  int `json:"bytes"`
+	Chars  int `json:"chars"`
+	Lines  int `json:"lines"`
+	Tokens int `json:"tokens"`
+}
+
+// Measure returns the sizes of b, counting tokens with est (Default when nil).
+func Measure(b []byte, est Estimator) Sizes {
+	if est == nil {
+		est = CharsDiv4{}
+	}
+	return Sizes{Bytes: len(b), Chars: Chars(b), Lines: Lines(b), Tokens: est.Tokens(b)}
+}

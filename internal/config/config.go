@@ -1,0 +1,444 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// FileName is the configuration file looked up in the project directory.
+const FileName = "ctx.toml"
+
+// MaxFileSize bounds how much of a configuration file is read.
+const MaxFileSize = 4 << 20
+
+// Config is the decoded ctx.toml. Pointer and nil fields are absent keys, so
+// that command-line flags can override only what they set.
+type Config struct {
+	// File is the path of the file as given (for messages); "" when none was read.
+	File string
+
+	Agent        *string
+	WorkspaceDir *string
+	// SharedPath: Set false means the key is absent; Disabled means shared_path = false.
+	SharedPath  SharedPath
+	NativePaths []string // nil when absent
+	Discover    *bool
+	Sources     []Source
+	Budgets     []Budget // in file order
+	Audit       Audit
+
+	// Aggregation ([files], [screenshots], [output], [presets.NAME]); see files.go.
+	Aggregate Aggregate
+	// Discussion history ([discussion]); see discussion.go.
+	Discussion *Discussion
+}
+
+// SharedPath is the shared_path key: a path, false, or absent.
+type SharedPath struct {
+	Set      bool
+	Disabled bool
+	Path     string
+}
+
+// Source is one [[sources]] entry. Path and Text are pointers because
+// exactly one of them must be set.
+type Source struct {
+	Field          string // "sources[i]", for messages
+	Line           int
+	ID             string
+	Kind           string
+	Path           *string
+	Text           *string
+	Audience       []string // nil when absent (means ["*"])
+	Delivery       string   // "" when absent (means consumer)
+	Origin         string
+	Scope          string
+	ConfigPath     string
+	NativeEvidence string
+	Order          *float64
+}
+
+// Budget is one [budgets.NAME] table. A nil limit is unlimited.
+type Budget struct {
+	Name     string
+	Line     int
+	MaxChars *int64
+	MaxLines *int64
+}
+
+// Audit is the [audit] table. A nil threshold keeps the default; +Inf is unlimited.
+type Audit struct {
+	LayerTokens *float64
+	TotalTokens *float64
+}
+
+// Load reads path. When mustExist is false and the file does not exist, it
+// returns an empty Config and no error.
+func Load(path string, mustExist bool) (*Config, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		if !mustExist && errors.Is(err, fs.ErrNotExist) {
+			return &Config{}, nil
+		}
+		return nil, &Error{File: path, Msg: "cannot read: " + pathErr(err)}
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, &Error{File: path, Msg: "cannot read: " + pathErr(err)}
+	}
+	if st.IsDir() {
+		return nil, &Error{File: path, Msg: "is a directory"}
+	}
+	if st.Size() > MaxFileSize {
+		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxFileSize)}
+	}
+	data := make([]byte, st.Size())
+	if _, err := readFull(f, data); err != nil {
+		return nil, &Error{File: path, Msg: "cannot read: " + pathErr(err)}
+	}
+	return Decode(path, data)
+}
+
+func readFull(f *os.File, b []byte) (int, error) {
+	n := 0
+	for n < len(b) {
+		m, err := f.Read(b[n:])
+		n += m
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+func pathErr(err error) string {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err.Error()
+	}
+	return err.Error()
+}
+
+// Decode decodes a configuration file's bytes; file names it in messages.
+func Decode(file string, data []byte) (*Config, error) {
+	d, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	c := &Config{File: file}
+	t := d.Table()
+	if err := t.CheckKeys("agent", "workspace_dir", "shared_path", "native_paths", "discover",
+		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion"); err != nil {
+		return nil, err
+	}
+	if err := decodeCore(t, c); err != nil {
+		return nil, err
+	}
+	if err := decodeAggregate(t, c); err != nil {
+		return nil, err
+	}
+	if err := decodeDiscussion(t, c); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+func decodeCore(t Table, c *Config) error {
+	if s, ok, err := t.String("agent"); err != nil {
+		return err
+	} else if ok {
+		c.Agent = &s
+	}
+	if s, ok, err := t.String("workspace_dir"); err != nil {
+		return err
+	} else if ok {
+		c.WorkspaceDir = &s
+	}
+	if v, ok := t.M["shared_path"]; ok {
+		switch x := v.(type) {
+		case string:
+			c.SharedPath = SharedPath{Set: true, Path: x}
+		case bool:
+			if x {
+				return t.Errorf("shared_path", "must be a path or false, not true")
+			}
+			c.SharedPath = SharedPath{Set: true, Disabled: true}
+		default:
+			return t.Errorf("shared_path", "must be a path or false, not %s", typeName(v))
+		}
+	}
+	if v, ok := t.M["native_paths"]; ok {
+		if _, isArr := v.([]any); !isArr {
+			return t.Errorf("native_paths", "must be an array of strings, not %s", typeName(v))
+		}
+		l, _, err := t.Strings("native_paths")
+		if err != nil {
+			return err
+		}
+		c.NativePaths = append([]string{}, l...)
+	}
+	if b, ok, err := t.Bool("discover"); err != nil {
+		return err
+	} else if ok {
+		c.Discover = &b
+	}
+	srcs, _, err := t.Tables("sources")
+	if err != nil {
+		return err
+	}
+	for _, st := range srcs {
+		s, err := decodeSource(st)
+		if err != nil {
+			return err
+		}
+		c.Sources = append(c.Sources, s)
+	}
+	if bt, ok, err := t.Sub("budgets"); err != nil {
+		return err
+	} else if ok {
+		names := sortedByLine(bt)
+		for _, name := range names {
+			b, err := decodeBudget(bt, name)
+			if err != nil {
+				return err
+			}
+			c.Budgets = append(c.Budgets, b)
+		}
+	}
+	if at, ok, err := t.Sub("audit"); err != nil {
+		return err
+	} else if ok {
+		if err := at.CheckKeys("layer_tokens", "total_tokens"); err != nil {
+			return err
+		}
+		for _, k := range []string{"layer_tokens", "total_tokens"} {
+			v, ok, err := limit(at, k, false)
+			if err != nil {
+				return err
+			}
+			if ok {
+				f := math.Inf(1)
+				if v != nil {
+					f = float64(*v)
+				}
+				if k == "layer_tokens" {
+					c.Audit.LayerTokens = &f
+				} else {
+					c.Audit.TotalTokens = &f
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func decodeSource(t Table) (Source, error) {
+	s := Source{Field: t.Path, Line: t.Doc.Line(t.Path)}
+	if err := t.CheckKeys("id", "kind", "path", "text", "audience", "delivery", "origin", "scope",
+		"config_path", "native_evidence", "order"); err != nil {
+		return s, err
+	}
+	req := func(key string) (string, error) {
+		v, ok, err := t.String(key)
+		if err != nil {
+			return "", err
+		}
+		if !ok {
+			return "", t.Doc.Errorf(t.Path, "missing %s", key)
+		}
+		if isBlank(v) {
+			return "", t.Errorf(key, "must not be empty")
+		}
+		return v, nil
+	}
+	var err error
+	if s.ID, err = req("id"); err != nil {
+		return s, err
+	}
+	if s.Kind, err = req("kind"); err != nil {
+		return s, err
+	}
+	p, hasPath, err := t.String("path")
+	if err != nil {
+		return s, err
+	}
+	txt, hasText, err := t.String("text")
+	if err != nil {
+		return s, err
+	}
+	switch {
+	case hasPath && hasText:
+		return s, t.Errorf("text", "set exactly one of path and text, not both")
+	case !hasPath && !hasText:
+		return s, t.Doc.Errorf(t.Path, "set exactly one of path and text")
+	case hasPath:
+		if isBlank(p) {
+			return s, t.Errorf("path", "must not be empty")
+		}
+		s.Path = &p
+	default:
+		s.Text = &txt
+	}
+	if l, ok, err := t.Strings("audience"); err != nil {
+		return s, err
+	} else if ok {
+		for i, a := range l {
+			if isBlank(a) {
+				return s, t.Doc.Errorf(Index(t.Field("audience"), i), "must not be empty")
+			}
+		}
+		if len(l) == 0 {
+			return s, t.Errorf("audience", "must not be an empty list")
+		}
+		s.Audience = l
+	}
+	if d, ok, err := t.String("delivery"); err != nil {
+		return s, err
+	} else if ok {
+		switch d {
+		case "consumer", "hook", "native":
+		default:
+			return s, t.Errorf("delivery", "must be consumer, hook or native, not %q", d)
+		}
+		s.Delivery = d
+	}
+	for _, kv := range []struct {
+		key string
+		dst *string
+	}{{"origin", &s.Origin}, {"scope", &s.Scope}, {"config_path", &s.ConfigPath}, {"native_evidence", &s.NativeEvidence}} {
+		v, _, err := t.String(kv.key)
+		if err != nil {
+			return s, err
+		}
+		*kv.dst = v
+	}
+	if o, ok, err := t.Number("order"); err != nil {
+		return s, err
+	} else if ok {
+		if math.IsInf(o, 0) || math.IsNaN(o) {
+			return s, t.Errorf("order", "must be a finite number")
+		}
+		s.Order = &o
+	}
+	return s, nil
+}
+
+func decodeBudget(bt Table, name string) (Budget, error) {
+	b := Budget{Name: name, Line: bt.Doc.Line(bt.Field(name))}
+	t, _, err := bt.Sub(name)
+	if err != nil {
+		return b, err
+	}
+	if err := t.CheckKeys("max_chars", "max_lines"); err != nil {
+		return b, err
+	}
+	if !t.Has("max_chars") && !t.Has("max_lines") {
+		return b, bt.Errorf(name, "set max_chars or max_lines (or both)")
+	}
+	if b.MaxChars, _, err = limit(t, "max_chars", true); err != nil {
+		return b, err
+	}
+	if b.MaxLines, _, err = limit(t, "max_lines", true); err != nil {
+		return b, err
+	}
+	return b, nil
+}
+
+// limit reads a nonnegative whole number or inf (TOML inf or the string
+// "inf"); nil means unlimited.
+func limit(t Table, key string, whole bool) (*int64, bool, error) {
+	v, ok := t.M[key]
+	if !ok {
+		return nil, false, nil
+	}
+	what := "a nonnegative whole number or inf"
+	if !whole {
+		what = "a nonnegative number or inf"
+	}
+	switch x := v.(type) {
+	case string:
+		if x == "inf" || x == "Inf" {
+			return nil, true, nil
+		}
+	case int64:
+		if x >= 0 {
+			return &x, true, nil
+		}
+	case float64:
+		if math.IsInf(x, 1) {
+			return nil, true, nil
+		}
+		if x >= 0 && !math.IsNaN(x) && (x == math.Trunc(x) || !whole) && x < 1<<62 {
+			n := int64(math.Ceil(x))
+			if !whole && x != math.Trunc(x) {
+				// thresholds compare tokens (whole numbers) with >, so floor keeps the same outcome
+				n = int64(math.Floor(x))
+			}
+			return &n, true, nil
+		}
+	}
+	return nil, true, t.Errorf(key, "must be %s, not %s", what, describeValue(v))
+}
+
+func describeValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return fmt.Sprintf("%q", x)
+	case int64:
+		return fmt.Sprint(x)
+	case float64:
+		return describe(x)
+	}
+	return typeName(v)
+}
+
+func sortedByLine(t Table) []string {
+	names := make([]string, 0, len(t.M))
+	for k := range t.M {
+		names = append(names, k)
+	}
+	sortStrings(names, func(a, b string) bool {
+		la, lb := t.Doc.Line(t.Field(a)), t.Doc.Line(t.Field(b))
+		if la != lb {
+			return la < lb
+		}
+		return a < b
+	})
+	return names
+}
+
+func isBlank(s string) bool {
+	for _, c := range s {
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			return false
+		}
+	}
+	return true
+}
+
+// Resolve joins a configured path to dir the way the manifest rules do:
+// a leading ~ expands to home, an absolute path stays, anything else is
+// joined without cleaning.
+func Resolve(dir, home, p string) string {
+	if p == "~" {
+		return home
+	}
+	if len(p) >= 2 && p[0] == '~' && p[1] == '/' {
+		return home + p[1:]
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	if dir == "" {
+		return p
+	}
+	if dir[len(dir)-1] == '/' {
+		return dir + p
+	}
+	return dir + "/" + p
+}

@@ -1,0 +1,85 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// Exit codes.
+const (
+	exitOK    = 0
+	exitCheck = 1
+	exitUsage = 2
+)
+
+// checkFailed is returned by a command whose check found problems: exit 1,
+// with the message (if any) already printed.
+type checkFailed struct{ msg string }
+
+func (e *checkFailed) Error() string { return e.msg }
+
+// usageError marks bad flags or arguments.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
+}
+
+// env is what a command needs from the process, passed in so that tests
+// stay hermetic.
+type env struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr io.Writer
+}
+
+// run builds the command-line app and runs it, returning the exit code.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
+	app := &cli.App{
+		Name:      "ctx",
+		Usage:     "show what an AI agent is given as context, where every byte came from, and what it costs",
+		Writer:    stdout,
+		ErrWriter: stderr,
+		// errors are printed once, below, never by the library; nothing calls os.Exit
+		ExitErrHandler:  func(*cli.Context, error) {},
+		HideHelpCommand: false,
+		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
+			return &usageError{err}
+		},
+		Commands:             commands(e),
+		EnableBashCompletion: false,
+	}
+	app.Setup()
+	for _, c := range app.Commands {
+		if c.OnUsageError == nil {
+			c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err} }
+		}
+	}
+	err := app.RunContext(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	var cf *checkFailed
+	if errors.As(err, &cf) {
+		if cf.msg != "" {
+			fmt.Fprintf(stderr, "ctx: %s\n", cf.msg)
+		}
+		return exitCheck
+	}
+	msg := err.Error()
+	fmt.Fprintf(stderr, "ctx: error: %s\n", strings.TrimPrefix(msg, "ctx: error: "))
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "ctx: hint: run 'ctx help' for usage\n")
+	}
+	return exitUsage
+}

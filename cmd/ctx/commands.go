@@ -1,0 +1,12 @@
+package main
+
+import "github.com/urfave/cli/v2"
+
+// commands lists every subcommand. Each is built by a constructor in its own
+// file (coreCommands in core.go, and so on); to add commands, append their
+// constructor's result here, one line per file.
+func commands(e *env) []*cli.Command {
+	var cs []*cli.Command
+	cs = append(cs, coreCommands(e)...)
+	return cs
+}

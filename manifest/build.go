@@ -1,0 +1,389 @@
+package manifest
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/version"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// DefaultMaxSourceBytes bounds how much of one source file is read. A larger
+// file is recorded as unreadable rather than read into memory.
+const DefaultMaxSourceBytes = 64 << 20
+
+// Options are the inputs of [Build].
+type Options struct {
+	// Discover holds the agent, project directory and source inputs.
+	Discover discover.Options
+	// Budgets limit emitted text per source id or kind, in order.
+	Budgets Budgets
+	// Estimator counts tokens; nil uses measure.Default().
+	Estimator measure.Estimator
+	// MaxSourceBytes bounds a source file's size; 0 uses DefaultMaxSourceBytes.
+	MaxSourceBytes int64
+}
+
+// BudgetError is an invalid budget.
+type BudgetError struct {
+	Name string
+	Msg  string
+}
+
+func (e *BudgetError) Error() string { return fmt.Sprintf("budgets.%s: %s", e.Name, e.Msg) }
+
+// Build discovers and reads the sources, decides about each one, applies the
+// budgets and returns the manifest. It never changes a file.
+func Build(ctx context.Context, opts Options) (*Manifest, error) {
+	disc, err := discover.Sources(ctx, opts.Discover)
+	if err != nil {
+		return nil, err
+	}
+	est := opts.Estimator
+	if est == nil {
+		est = measure.Default()
+	}
+	if err := checkBudgets(opts.Budgets, disc.Sources); err != nil {
+		return nil, err
+	}
+	max := opts.MaxSourceBytes
+	if max <= 0 {
+		max = DefaultMaxSourceBytes
+	}
+	rows := make([]row, len(disc.Sources))
+	for i, c := range disc.Sources {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		rows[i] = read(c, max)
+	}
+	m := &Manifest{
+		SchemaVersion: SchemaVersion,
+		Tool:          Tool{Name: "ctx", Version: version.Version},
+		Agent:         disc.Agent,
+		ProjectDir:    disc.ProjectDir,
+		Estimator:     est.Name(),
+		Budgets:       append(Budgets{}, opts.Budgets...),
+	}
+	if m.Budgets == nil {
+		m.Budgets = Budgets{}
+	}
+	decide(rows, disc.Agent)
+	applyBudgets(rows, opts.Budgets)
+	for i := range rows {
+		m.Sources = append(m.Sources, rows[i].source(est))
+		m.Fragments = append(m.Fragments, Fragment{ID: rows[i].c.ID, Text: string(rows[i].emitted)})
+	}
+	if m.Sources == nil {
+		m.Sources = []Source{}
+	}
+	if m.Fragments == nil {
+		m.Fragments = Fragments{}
+	}
+	return m, nil
+}
+
+func checkBudgets(bs Budgets, srcs []discover.Candidate) error {
+	names := map[string]bool{}
+	for _, c := range srcs {
+		names[c.ID] = true
+		names[c.Kind] = true
+	}
+	seen := map[string]bool{}
+	for _, b := range bs {
+		if seen[b.Name] {
+			return &BudgetError{Name: b.Name, Msg: "defined twice"}
+		}
+		seen[b.Name] = true
+		if !names[b.Name] {
+			return &BudgetError{Name: b.Name, Msg: "matches no source id or kind"}
+		}
+		if b.MaxChars != nil && *b.MaxChars < 0 {
+			return &BudgetError{Name: b.Name, Msg: "max_chars must be nonnegative"}
+		}
+		if b.MaxLines != nil && *b.MaxLines < 0 {
+			return &BudgetError{Name: b.Name, Msg: "max_lines must be nonnegative"}
+		}
+	}
+	return nil
+}
+
+// row is a source while decisions are made.
+type row struct {
+	c         discover.Candidate
+	canonical string
+	status    string
+	raw       []byte // the bytes read (also for empty and invalid UTF-8 files)
+	hasBytes  bool   // raw can establish equality (available or empty)
+	measured  bool   // sizes are known (available or empty)
+
+	included    bool
+	accepted    bool // reached the included decision (a budget may still cut it)
+	reason      string
+	duplicateOf string
+	equivTo     string
+	equivalence string
+	audienceOK  bool
+
+	emitted      []byte
+	truncated    bool
+	budget       string
+	maxChars     Limit
+	maxLines     Limit
+	omittedChars int
+	omittedLines int
+}
+
+func read(c discover.Candidate, max int64) row {
+	r := row{c: c}
+	if c.IsText() {
+		r.raw = []byte(*c.Text)
+		r.hasBytes = true
+		r.measured = true
+		r.status = textStatus(r.raw)
+		return r
+	}
+	r.canonical = discover.Canonical(c.Path)
+	st, err := os.Stat(c.Path)
+	switch {
+	case err != nil && errors.Is(err, fs.ErrNotExist):
+		r.status = StatusMissing
+		return r
+	case err != nil || st.IsDir():
+		r.status = StatusUnreadable
+		return r
+	}
+	f, err := os.Open(c.Path)
+	if err != nil {
+		r.status = StatusUnreadable
+		return r
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, max+1))
+	if err != nil || int64(len(b)) > max || !utf8.Valid(b) {
+		r.status = StatusUnreadable
+		return r
+	}
+	r.raw = b
+	r.hasBytes = true
+	r.measured = true
+	r.status = textStatus(b)
+	return r
+}
+
+func textStatus(b []byte) string {
+	if discover.Blank(string(b)) {
+		return StatusEmpty
+	}
+	return StatusAvailable
+}
+
+// samePath reports whether a and b name the same existing-or-not file; text
+// sources never do.
+func samePath(a, b *row) bool {
+	return !a.c.IsText() && !b.c.IsText() && a.canonical != "" && a.canonical == b.canonical
+}
+
+func sameContent(a, b *row) bool {
+	return a.hasBytes && b.hasBytes && bytes.Equal(a.raw, b.raw)
+}
+
+// duplicate finds the first row among cands that has the same path, else
+// the first with the same content.
+func duplicate(r *row, cands []*row) (*row, string) {
+	for _, o := range cands {
+		if samePath(r, o) {
+			return o, ReasonSamePath
+		}
+	}
+	for _, o := range cands {
+		if sameContent(r, o) {
+			return o, ReasonSameContent
+		}
+	}
+	return nil, ""
+}
+
+func audienceMatches(aud []string, agent string) bool {
+	for _, a := range aud {
+		if a == "*" || a == agent {
+			return true
+		}
+	}
+	return false
+}
+
+func decide(rows []row, agent string) {
+	var natives []*row
+	agentsAvailable := false
+	for i := range rows {
+		r := &rows[i]
+		r.audienceOK = audienceMatches(r.c.Audience, agent)
+		if r.c.Delivery == discover.DeliveryNative && r.audienceOK {
+			natives = append(natives, r)
+		}
+		if r.c.ID == discover.IDProjectAgents && r.status == StatusAvailable {
+			agentsAvailable = true
+		}
+	}
+	var accepted []*row
+	for i := range rows {
+		r := &rows[i]
+		earlier := make([]*row, i)
+		for j := 0; j < i; j++ {
+			earlier[j] = &rows[j]
+		}
+		if o, how := duplicate(r, earlier); o != nil {
+			r.equivTo, r.equivalence = o.c.ID, how
+		}
+		switch {
+		case !r.audienceOK:
+			r.reason = ReasonAudienceExcluded
+		case r.c.Delivery == discover.DeliveryNative:
+			r.reason = ReasonNativeAutoload
+		default:
+			if o, _ := duplicate(r, natives); o != nil {
+				r.reason, r.duplicateOf = ReasonNativeAutoload, o.c.ID
+				break
+			}
+			if r.status != StatusAvailable {
+				r.reason = r.status
+				break
+			}
+			if o, how := duplicate(r, accepted); o != nil {
+				r.reason, r.duplicateOf = how, o.c.ID
+				break
+			}
+			if r.c.ID == discover.IDProjectClaude && agentsAvailable {
+				r.reason = ReasonFallbackNotSelected
+				break
+			}
+			r.reason = ReasonIncluded
+			r.included = true
+			r.accepted = true
+			r.emitted = r.raw
+			accepted = append(accepted, r)
+		}
+	}
+}
+
+// pool is what remains of a budget.
+type pool struct {
+	chars, lines Limit
+}
+
+func applyBudgets(rows []row, bs Budgets) {
+	pools := map[string]*pool{}
+	for _, b := range bs {
+		pools[b.Name] = &pool{chars: clone(b.MaxChars), lines: clone(b.MaxLines)}
+	}
+	for i := range rows {
+		r := &rows[i]
+		if !r.accepted {
+			continue
+		}
+		name := ""
+		if _, ok := pools[r.c.ID]; ok {
+			name = r.c.ID
+		} else if _, ok := pools[r.c.Kind]; ok {
+			name = r.c.Kind
+		}
+		if name == "" {
+			continue
+		}
+		p := pools[name]
+		r.budget = name
+		r.maxChars, r.maxLines = clone(p.chars), clone(p.lines)
+		out := Cut(r.raw, p.chars, p.lines)
+		r.emitted = out
+		r.truncated = !bytes.Equal(out, r.raw)
+		ec, el := measure.Chars(out), measure.Lines(out)
+		r.omittedChars = measure.Chars(r.raw) - ec
+		r.omittedLines = measure.Lines(r.raw) - el
+		if p.chars != nil {
+			*p.chars -= int64(ec)
+		}
+		if p.lines != nil {
+			*p.lines -= int64(el)
+		}
+		if len(out) == 0 {
+			r.included = false
+			r.reason = ReasonBudgetExhausted
+		}
+	}
+}
+
+func clone(l Limit) Limit {
+	if l == nil {
+		return nil
+	}
+	v := *l
+	return &v
+}
+
+// Cut applies a budget's remaining limits to text: nothing when either limit
+// is 0; else up to and including the maxLines-th "\n" when the text has that
+// many; then the first maxChars characters, never splitting a UTF-8
+// character. A nil limit is unlimited.
+func Cut(text []byte, maxChars, maxLines Limit) []byte {
+	if (maxChars != nil && *maxChars <= 0) || (maxLines != nil && *maxLines <= 0) {
+		return []byte{}
+	}
+	out := text
+	if maxLines != nil {
+		n := int64(0)
+		for i, c := range out {
+			if c == '\n' {
+				n++
+				if n == *maxLines {
+					out = out[:i+1]
+					break
+				}
+			}
+		}
+	}
+	if maxChars != nil {
+		n := int64(0)
+		for i := range string(out) {
+			if n == *maxChars {
+				out = out[:i]
+				break
+			}
+			n++
+		}
+	}
+	return out
+}
+
+func (r *row) source(est measure.Estimator) Source {
+	s := Source{
+		ID: r.c.ID, Kind: r.c.Kind, Order: r.c.Order,
+		RequestedPath: r.c.RequestedPath, Path: r.c.Path, CanonicalPath: r.canonical,
+		Audience: append([]string{}, r.c.Audience...), Delivery: r.c.Delivery,
+		Origin: r.c.Origin, Scope: r.c.Scope, ConfigPath: r.c.ConfigPath, NativeEvidence: r.c.NativeEvidence,
+		Status: r.status, Included: r.included, Reason: r.reason,
+		DuplicateOf: r.duplicateOf, EquivalentTo: r.equivTo, Equivalence: r.equivalence,
+		AudienceMatches: r.audienceOK, HashAlgorithm: measure.HashAlgorithm,
+		Truncated: r.truncated, Budget: r.budget, MaxChars: r.maxChars, MaxLines: r.maxLines,
+		OmittedChars: r.omittedChars, OmittedLines: r.omittedLines,
+	}
+	if r.measured {
+		z := measure.Measure(r.raw, est)
+		h := measure.Hash(r.raw)
+		s.SourceBytes, s.SourceChars, s.SourceLines, s.SourceTokens, s.SourceHash = &z.Bytes, &z.Chars, &z.Lines, &z.Tokens, &h
+		e := measure.Measure(r.emitted, est)
+		s.EmittedBytes, s.EmittedChars, s.EmittedLines, s.EmittedTokens = &e.Bytes, &e.Chars, &e.Lines, &e.Tokens
+		if r.accepted {
+			eh := measure.Hash(r.emitted)
+			s.EmittedHash = &eh
+		}
+	}
+	return s
+}

@@ -1,0 +1,269 @@
+package manifest
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+)
+
+// SchemaVersion is the manifest format written by this package.
+//
+// Changelog:
+//   - 1: the first version: tool, agent, project_dir, estimator, budgets,
+//     sources (36 fields each) and fragments.
+const SchemaVersion = 1
+
+// Manifest records every instruction source considered for an agent, what
+// was decided about it, and the text emitted for it.
+type Manifest struct {
+	SchemaVersion int       `json:"schema_version"`
+	Tool          Tool      `json:"tool"`
+	Agent         string    `json:"agent"`
+	ProjectDir    string    `json:"project_dir"`
+	Estimator     string    `json:"estimator"`
+	Budgets       Budgets   `json:"budgets"`
+	Sources       []Source  `json:"sources"`
+	Fragments     Fragments `json:"fragments"`
+}
+
+// Tool describes the program that wrote the manifest.
+type Tool struct {
+	Name    string `json:"name"`
+	Version string `json:"version"`
+}
+
+// Limit is a budget limit; nil is unlimited (JSON null).
+type Limit = *int64
+
+// Budget limits the characters and lines emitted by the sources it applies to.
+type Budget struct {
+	MaxChars Limit `json:"max_chars"`
+	MaxLines Limit `json:"max_lines"`
+}
+
+// NamedBudget is a budget with its name: a source id or a kind.
+type NamedBudget struct {
+	Name string
+	Budget
+}
+
+// Budgets is an ordered map of budget name to limits, encoded as a JSON
+// object in order.
+type Budgets []NamedBudget
+
+// Get returns the budget called name.
+func (bs Budgets) Get(name string) (Budget, bool) {
+	for _, b := range bs {
+		if b.Name == name {
+			return b.Budget, true
+		}
+	}
+	return Budget{}, false
+}
+
+// MarshalJSON encodes the budgets as an object in order.
+func (bs Budgets) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, b := range bs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, err := marshal(b.Name)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshal(b.Budget)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON decodes the object, keeping its order.
+func (bs *Budgets) UnmarshalJSON(data []byte) error {
+	out := Budgets{}
+	err := decodeObject(data, func(key string, d *json.Decoder) error {
+		var b Budget
+		if err := strictDecode(d, &b); err != nil {
+			return fmt.Errorf("budgets.%s: %w", key, err)
+		}
+		out = append(out, NamedBudget{Name: key, Budget: b})
+		return nil
+	})
+	*bs = out
+	return err
+}
+
+// Fragment is the text emitted for one source.
+type Fragment struct {
+	ID   string
+	Text string
+}
+
+// Fragments maps source ids to emitted text, in source order; it is encoded
+// as a JSON object in order. A source that is not included has "".
+type Fragments []Fragment
+
+// Get returns the fragment of id.
+func (fs Fragments) Get(id string) (string, bool) {
+	for _, f := range fs {
+		if f.ID == id {
+			return f.Text, true
+		}
+	}
+	return "", false
+}
+
+// MarshalJSON encodes the fragments as an object in order.
+func (fs Fragments) MarshalJSON() ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i, f := range fs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, err := marshal(f.ID)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshal(f.Text)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
+
+// UnmarshalJSON decodes the object, keeping its order.
+func (fs *Fragments) UnmarshalJSON(data []byte) error {
+	out := Fragments{}
+	err := decodeObject(data, func(key string, d *json.Decoder) error {
+		var s string
+		if err := d.Decode(&s); err != nil {
+			return fmt.Errorf("fragments.%s: %w", key, err)
+		}
+		out = append(out, Fragment{ID: key, Text: s})
+		return nil
+	})
+	*fs = out
+	return err
+}
+
+// Source is one row of the manifest: the 36 fields of the reference, in
+// order. Pointer fields are null when unknown: sizes of missing and
+// unreadable files, hashes not computed, unlimited limits.
+type Source struct {
+	ID              string   `json:"id"`
+	Kind            string   `json:"kind"`
+	Order           float64  `json:"order"`
+	RequestedPath   string   `json:"requested_path"`
+	Path            string   `json:"path"`
+	CanonicalPath   string   `json:"canonical_path"`
+	Audience        []string `json:"audience"`
+	Delivery        string   `json:"delivery"`
+	Origin          string   `json:"origin"`
+	Scope           string   `json:"scope"`
+	ConfigPath      string   `json:"config_path"`
+	NativeEvidence  string   `json:"native_evidence"`
+	Status          string   `json:"status"`
+	Included        bool     `json:"included"`
+	Reason          string   `json:"reason"`
+	DuplicateOf     string   `json:"duplicate_of"`
+	EquivalentTo    string   `json:"equivalent_to"`
+	Equivalence     string   `json:"equivalence"`
+	AudienceMatches bool     `json:"audience_matches"`
+	SourceBytes     *int     `json:"source_bytes"`
+	SourceChars     *int     `json:"source_chars"`
+	SourceLines     *int     `json:"source_lines"`
+	SourceTokens    *int     `json:"source_tokens"`
+	SourceHash      *string  `json:"source_hash"`
+	HashAlgorithm   string   `json:"hash_algorithm"`
+	EmittedBytes    *int     `json:"emitted_bytes"`
+	EmittedChars    *int     `json:"emitted_chars"`
+	EmittedLines    *int     `json:"emitted_lines"`
+	EmittedTokens   *int     `json:"emitted_tokens"`
+	EmittedHash     *string  `json:"emitted_hash"`
+	Truncated       bool     `json:"truncated"`
+	Budget          string   `json:"budget"`
+	MaxChars        Limit    `json:"max_chars"`
+	MaxLines        Limit    `json:"max_lines"`
+	OmittedChars    int      `json:"omitted_chars"`
+	OmittedLines    int      `json:"omitted_lines"`
+}
+
+// Statuses of a source.
+const (
+	StatusAvailable  = "available"
+	StatusEmpty      = "empty"
+	StatusMissing    = "missing"
+	StatusUnreadable = "unreadable"
+)
+
+// Reasons for a decision.
+const (
+	ReasonIncluded            = "included"
+	ReasonAudienceExcluded    = "audience_excluded"
+	ReasonNativeAutoload      = "native_autoload"
+	ReasonSamePath            = "same_path"
+	ReasonSameContent         = "same_content"
+	ReasonFallbackNotSelected = "fallback_not_selected"
+	ReasonBudgetExhausted     = "budget_exhausted"
+)
+
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+}
+
+func decodeObject(data []byte, each func(key string, d *json.Decoder) error) error {
+	d := json.NewDecoder(bytes.NewReader(data))
+	t, err := d.Token()
+	if err != nil {
+		return err
+	}
+	if t != json.Delim('{') {
+		return fmt.Errorf("expected an object")
+	}
+	seen := map[string]bool{}
+	for d.More() {
+		t, err := d.Token()
+		if err != nil {
+			return err
+		}
+		key := t.(string)
+		if seen[key] {
+			return fmt.Errorf("duplicate key %q", key)
+		}
+		seen[key] = true
+		if err := each(key, d); err != nil {
+			return err
+		}
+	}
+	_, err = d.Token()
+	return err
+}
+
+func strictDecode(d *json.Decoder, v any) error {
+	var raw json.RawMessage
+	if err := d.Decode(&raw); err != nil {
+		return err
+	}
+	dd := json.NewDecoder(bytes.NewReader(raw))
+	dd.DisallowUnknownFields()
+	return dd.Decode(v)
+}

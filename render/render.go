@@ -1,0 +1,28 @@
+// Package render turns a manifest into the text an agent is given.
+package render
+
+import (
+	"strings"
+
+	"github.com/ctxaudit/ctx/manifest"
+)
+
+// Separator joins the fragments of included sources.
+const Separator = "\n\n"
+
+// Text returns the fragments of the included sources, in order, joined by a
+// blank line; "" when nothing is included. Fragments are emitted exactly as
+// recorded, so a fragment ending in "\n" followed by the separator gives
+// "\n\n\n".
+func Text(m *manifest.Manifest) string {
+	var parts []string
+	for i, s := range m.Sources {
+		if !s.Included {
+			continue
+		}
+		if i < len(m.Fragments) {
+			parts = append(parts, m.Fragments[i].Text)
+		}
+	}
+	return strings.Join(parts, Separator)
+}

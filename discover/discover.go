@@ -221,16 +221,16 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 		list = append(list, c)
 	}
 
-	ids := map[string]int{}
+	ids := map[string]bool{}
 	for i := range list {
-		if j, dup := ids[list[i].ID]; dup {
-			where := ""
+		if ids[list[i].ID] {
+			field, where := "id", ""
 			if k := i - (len(list) - len(opts.Extras)); k >= 0 {
-				where = opts.Extras[k].Where
+				field, where = fmt.Sprintf("sources[%d].id", k), opts.Extras[k].Where
 			}
-			return nil, &Error{Field: "id", Where: where, Msg: fmt.Sprintf("duplicate source id %q (also source %d)", list[i].ID, j+1)}
+			return nil, &Error{Field: field, Where: where, Msg: fmt.Sprintf("duplicate source id %q", list[i].ID)}
 		}
-		ids[list[i].ID] = i
+		ids[list[i].ID] = true
 		if list[i].Order == 0 && !hasOrder(opts, list, i) {
 			list[i].Order = float64(i + 1)
 		}

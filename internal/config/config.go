@@ -152,16 +152,25 @@ func decodeCore(t Table, c *Config) error {
 	if s, ok, err := t.String("agent"); err != nil {
 		return err
 	} else if ok {
+		if isBlank(s) {
+			return t.Errorf("agent", "must not be empty")
+		}
 		c.Agent = &s
 	}
 	if s, ok, err := t.String("workspace_dir"); err != nil {
 		return err
 	} else if ok {
+		if isBlank(s) {
+			return t.Errorf("workspace_dir", "must not be empty (leave it out for no workspace)")
+		}
 		c.WorkspaceDir = &s
 	}
 	if v, ok := t.M["shared_path"]; ok {
 		switch x := v.(type) {
 		case string:
+			if isBlank(x) {
+				return t.Errorf("shared_path", "must not be empty (use false to disable the shared file)")
+			}
 			c.SharedPath = SharedPath{Set: true, Path: x}
 		case bool:
 			if x {
@@ -179,6 +188,11 @@ func decodeCore(t Table, c *Config) error {
 		l, _, err := t.Strings("native_paths")
 		if err != nil {
 			return err
+		}
+		for i, p := range l {
+			if isBlank(p) {
+				return t.Doc.Errorf(Index(t.Field("native_paths"), i), "must not be empty")
+			}
 		}
 		c.NativePaths = append([]string{}, l...)
 	}

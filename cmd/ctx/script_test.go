@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain registers the ctx command for the scripts: `exec ctx ...` runs
+// run() in a subprocess of this test binary.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"ctx": func() {
+			os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
+		},
+	})
+}
+
+// TestScripts runs cmd/ctx/testdata/script/*.txtar. Set CTX_UPDATE=1 to
+// rewrite the golden files in the scripts from the actual output.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/script",
+		UpdateScripts:       os.Getenv("CTX_UPDATE") != "",
+		RequireExplicitExec: true,
+		RequireUniqueNames:  true,
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
+			"unwork": cmdUnwork,
+		},
+		Setup: func(e *testscript.Env) error {
+			// a hermetic home, and no shared file from the developer's machine
+			e.Setenv("HOME", e.WorkDir+"/home")
+			e.Setenv("AGENTS_GLOBAL_MD", "")
+			return os.MkdirAll(e.WorkDir+"/home", 0o755)
+		},
+	})
+}
+
+// cmdUnwork rewrites files in place, replacing the script's work directory
+// with the literal text $WORK so that goldens do not depend on it:
+// unwork FILE...
+func cmdUnwork(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: unwork FILE...")
+	}
+	work := ts.Getenv("WORK")
+	real, err := filepath.EvalSymlinks(work)
+	ts.Check(err)
+	for _, f := range args {
+		p := ts.MkAbs(f)
+		data, err := os.ReadFile(p)
+		ts.Check(err)
+		s := strings.ReplaceAll(string(data), real, "$WORK")
+		s = strings.ReplaceAll(s, work, "$WORK")
+		ts.Check(os.WriteFile(p, []byte(s), 0o644))
+	}
+}

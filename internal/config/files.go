@@ -1,17 +1,437 @@
 package config
 
+import "strings"
+
 // Aggregate holds the [files], [screenshots], [output] and [presets.NAME]
-// tables used by the aggregation pipeline.
+// tables used by the aggregation pipeline (package aggregate). Nil tables
+// are absent.
 type Aggregate struct {
-	Set bool
+	Files       *Files
+	Screenshots *Screenshots
+	Output      *Output
+	// Presets are the [presets.NAME] tables in file order.
+	Presets []Preset
+}
+
+// Files is the [files] table. Nil pointers are absent keys.
+type Files struct {
+	Line     int
+	BaseDir  *string
+	Paths    []FileEntry // nil when absent
+	Strategy *string     // auto, summarize or full
+	// SummaryOnly is summary_only.
+	SummaryOnly *bool
+}
+
+// FileEntry is one element of a paths array: a path or glob string, or an
+// inline table with the FileItem fields. A string entry has only Path set.
+type FileEntry struct {
+	Field string // "files.paths[i]", for messages
+	Line  int
+	Path  string
+	// AutoAggregate is nil when absent (true).
+	AutoAggregate  *bool
+	ForceFull      bool
+	ViewMode       string // "" when absent
+	Tier           int
+	ASTMask        map[string]string
+	CustomSlices   []SliceEntry
+	ASTSignatures  bool
+	ASTDefinitions bool
+}
+
+// SliceEntry is one custom_slices element.
+type SliceEntry struct {
+	Field        string
+	Line         int
+	StartLine    int
+	EndLine      int
+	Tag          string
+	Comment      string
+	ContentHash  string
+	AnchorBefore []string
+	AnchorAfter  []string
+	Fingerprint  string
+}
+
+// Screenshots is the [screenshots] table.
+type Screenshots struct {
+	Line    int
+	BaseDir *string
+	Paths   []string // nil when absent
+}
+
+// Output is the [output] table.
+type Output struct {
+	Line      int
+	OutputDir *string
+	Namespace *string
+}
+
+// Preset is a [presets.NAME] table: a named, reusable file set.
+type Preset struct {
+	Name        string
+	Line        int
+	Description string
+	Files       []FileEntry // nil when absent
+	// Screenshots is nil when absent; ScreenshotsSet tells an explicit
+	// empty list from an absent key.
+	Screenshots    []string
+	ScreenshotsSet bool
+}
+
+// Valid values, as in package aggregate.
+func viewModes() []string {
+	return []string{"full", "summary", "skeleton", "outline", "masked", "none", "custom"}
+}
+func strategies() []string { return []string{"auto", "summarize", "full"} }
+func maskModes() []string  { return []string{"def", "sig", "hide"} }
+
+func oneOf(s string, valid []string) bool {
+	for _, v := range valid {
+		if s == v {
+			return true
+		}
+	}
+	return false
 }
 
 // decodeAggregate decodes the aggregation tables.
 func decodeAggregate(t Table, c *Config) error {
-	for _, k := range []string{"files", "screenshots", "output", "presets"} {
-		if t.Has(k) {
-			return t.Errorf(k, "not supported yet")
+	a := &c.Aggregate
+	if ft, ok, err := t.Sub("files"); err != nil {
+		return err
+	} else if ok {
+		f, err := decodeFiles(ft)
+		if err != nil {
+			return err
+		}
+		a.Files = f
+	}
+	if st, ok, err := t.Sub("screenshots"); err != nil {
+		return err
+	} else if ok {
+		if err := st.CheckKeys("base_dir", "paths"); err != nil {
+			return err
+		}
+		s := &Screenshots{Line: st.Doc.Line(st.Path)}
+		if s.BaseDir, err = optPath(st, "base_dir"); err != nil {
+			return err
+		}
+		if s.Paths, _, err = pathList(st, "paths"); err != nil {
+			return err
+		}
+		a.Screenshots = s
+	}
+	if ot, ok, err := t.Sub("output"); err != nil {
+		return err
+	} else if ok {
+		if err := ot.CheckKeys("output_dir", "namespace"); err != nil {
+			return err
+		}
+		o := &Output{Line: ot.Doc.Line(ot.Path)}
+		if o.OutputDir, err = optPath(ot, "output_dir"); err != nil {
+			return err
+		}
+		if ns, ok, err := ot.String("namespace"); err != nil {
+			return err
+		} else if ok {
+			if isBlank(ns) || strings.ContainsAny(ns, "/\\\x00") || ns == "." || ns == ".." {
+				return ot.Errorf("namespace", "must be a non-empty name without slashes, not %q", ns)
+			}
+			o.Namespace = &ns
+		}
+		a.Output = o
+	}
+	ps, err := decodePresets(t)
+	if err != nil {
+		return err
+	}
+	a.Presets = ps
+	return nil
+}
+
+// DecodePresets decodes a presets file (the global presets.toml in the
+// user configuration directory): [presets.NAME] tables and nothing else.
+func DecodePresets(file string, data []byte) ([]Preset, error) {
+	d, err := Parse(file, data)
+	if err != nil {
+		return nil, err
+	}
+	t := d.Table()
+	if err := t.CheckKeys("presets"); err != nil {
+		return nil, err
+	}
+	return decodePresets(t)
+}
+
+func decodePresets(t Table) ([]Preset, error) {
+	pt, ok, err := t.Sub("presets")
+	if err != nil || !ok {
+		return nil, err
+	}
+	var out []Preset
+	for _, name := range sortedByLine(pt) {
+		if isBlank(name) {
+			return nil, pt.Errorf(name, "preset name must not be empty")
+		}
+		st, _, err := pt.Sub(name)
+		if err != nil {
+			return nil, err
+		}
+		if err := st.CheckKeys("description", "files", "screenshots"); err != nil {
+			return nil, err
+		}
+		p := Preset{Name: name, Line: st.Doc.Line(st.Path)}
+		if p.Description, _, err = st.String("description"); err != nil {
+			return nil, err
+		}
+		if st.Has("files") {
+			if p.Files, err = fileEntries(st, "files"); err != nil {
+				return nil, err
+			}
+		}
+		if p.Screenshots, p.ScreenshotsSet, err = pathList(st, "screenshots"); err != nil {
+			return nil, err
+		}
+		out = append(out, p)
+	}
+	return out, nil
+}
+
+func decodeFiles(t Table) (*Files, error) {
+	if err := t.CheckKeys("base_dir", "paths", "strategy", "summary_only"); err != nil {
+		return nil, err
+	}
+	f := &Files{Line: t.Doc.Line(t.Path)}
+	var err error
+	if f.BaseDir, err = optPath(t, "base_dir"); err != nil {
+		return nil, err
+	}
+	if t.Has("paths") {
+		if f.Paths, err = fileEntries(t, "paths"); err != nil {
+			return nil, err
 		}
 	}
-	return nil
+	if s, ok, err := t.String("strategy"); err != nil {
+		return nil, err
+	} else if ok {
+		if !oneOf(s, strategies()) {
+			return nil, t.Errorf("strategy", "must be auto, summarize or full, not %q", s)
+		}
+		f.Strategy = &s
+	}
+	if b, ok, err := t.Bool("summary_only"); err != nil {
+		return nil, err
+	} else if ok {
+		f.SummaryOnly = &b
+	}
+	return f, nil
+}
+
+// optPath reads an optional non-blank string.
+func optPath(t Table, key string) (*string, error) {
+	s, ok, err := t.String(key)
+	if err != nil || !ok {
+		return nil, err
+	}
+	if isBlank(s) {
+		return nil, t.Errorf(key, "must not be empty")
+	}
+	return &s, nil
+}
+
+// pathList reads a string or an array of non-blank strings; the result is
+// non-nil when the key is present.
+func pathList(t Table, key string) ([]string, bool, error) {
+	l, ok, err := t.Strings(key)
+	if err != nil || !ok {
+		return nil, ok, err
+	}
+	for i, s := range l {
+		if isBlank(s) {
+			return nil, true, t.Doc.Errorf(Index(t.Field(key), i), "must not be empty")
+		}
+	}
+	if l == nil {
+		l = []string{}
+	}
+	return l, true, nil
+}
+
+// fileEntries reads a string, or an array of strings and inline tables.
+func fileEntries(t Table, key string) ([]FileEntry, error) {
+	v := t.M[key]
+	field := t.Field(key)
+	switch x := v.(type) {
+	case string:
+		if isBlank(x) {
+			return nil, t.Errorf(key, "must not be empty")
+		}
+		return []FileEntry{{Field: field, Line: t.Doc.Line(field), Path: x}}, nil
+	case []any:
+		out := make([]FileEntry, 0, len(x))
+		for i, e := range x {
+			p := Index(field, i)
+			switch y := e.(type) {
+			case string:
+				if isBlank(y) {
+					return nil, t.Doc.Errorf(p, "must not be empty")
+				}
+				out = append(out, FileEntry{Field: p, Line: t.Doc.Line(p), Path: y})
+			case map[string]any:
+				fe, err := decodeFileEntry(Table{Doc: t.Doc, Path: p, M: y})
+				if err != nil {
+					return nil, err
+				}
+				out = append(out, fe)
+			default:
+				return nil, t.Doc.Errorf(p, "must be a path or a table with a path, not %s", typeName(e))
+			}
+		}
+		return out, nil
+	}
+	return nil, t.Errorf(key, "must be a path or an array of paths and tables, not %s", typeName(v))
+}
+
+func decodeFileEntry(t Table) (FileEntry, error) {
+	fe := FileEntry{Field: t.Path, Line: t.Doc.Line(t.Path)}
+	if err := t.CheckKeys("path", "auto_aggregate", "force_full", "view_mode", "tier", "ast_mask",
+		"custom_slices", "ast_signatures", "ast_definitions"); err != nil {
+		return fe, err
+	}
+	p, ok, err := t.String("path")
+	if err != nil {
+		return fe, err
+	}
+	if !ok {
+		return fe, t.Doc.Errorf(t.Path, "missing path")
+	}
+	if isBlank(p) {
+		return fe, t.Errorf("path", "must not be empty")
+	}
+	fe.Path = p
+	if b, ok, err := t.Bool("auto_aggregate"); err != nil {
+		return fe, err
+	} else if ok {
+		fe.AutoAggregate = &b
+	}
+	for _, kv := range []struct {
+		key string
+		dst *bool
+	}{{"force_full", &fe.ForceFull}, {"ast_signatures", &fe.ASTSignatures}, {"ast_definitions", &fe.ASTDefinitions}} {
+		if *kv.dst, _, err = t.Bool(kv.key); err != nil {
+			return fe, err
+		}
+	}
+	if vm, ok, err := t.String("view_mode"); err != nil {
+		return fe, err
+	} else if ok {
+		if !oneOf(vm, viewModes()) {
+			return fe, t.Errorf("view_mode", "must be one of %s, not %q", strings.Join(viewModes(), ", "), vm)
+		}
+		fe.ViewMode = vm
+	}
+	if n, ok, err := t.Int("tier"); err != nil {
+		return fe, err
+	} else if ok {
+		if n < 0 || n > 1000 {
+			return fe, t.Errorf("tier", "must be between 0 and 1000, not %d", n)
+		}
+		fe.Tier = int(n)
+	}
+	if mt, ok, err := t.Sub("ast_mask"); err != nil {
+		return fe, err
+	} else if ok {
+		fe.ASTMask = make(map[string]string, len(mt.M))
+		for _, sym := range sortedByLine(mt) {
+			if isBlank(sym) {
+				return fe, mt.Errorf(sym, "symbol must not be empty")
+			}
+			m, _, err := mt.String(sym)
+			if err != nil {
+				return fe, err
+			}
+			if !oneOf(m, maskModes()) {
+				return fe, mt.Errorf(sym, "must be def, sig or hide, not %q", m)
+			}
+			fe.ASTMask[sym] = m
+		}
+	}
+	slices, _, err := t.Tables("custom_slices")
+	if err != nil {
+		return fe, err
+	}
+	for _, st := range slices {
+		s, err := decodeSlice(st)
+		if err != nil {
+			return fe, err
+		}
+		fe.CustomSlices = append(fe.CustomSlices, s)
+	}
+	return fe, nil
+}
+
+func decodeSlice(t Table) (SliceEntry, error) {
+	s := SliceEntry{Field: t.Path, Line: t.Doc.Line(t.Path)}
+	if err := t.CheckKeys("start_line", "end_line", "tag", "comment", "content_hash", "anchor_lines", "fingerprint"); err != nil {
+		return s, err
+	}
+	for _, kv := range []struct {
+		key string
+		dst *int
+	}{{"start_line", &s.StartLine}, {"end_line", &s.EndLine}} {
+		n, ok, err := t.Int(kv.key)
+		if err != nil {
+			return s, err
+		}
+		if !ok {
+			return s, t.Doc.Errorf(t.Path, "missing %s", kv.key)
+		}
+		if n < 1 || n > 1<<31-1 {
+			return s, t.Errorf(kv.key, "must be a line number (1 or more), not %d", n)
+		}
+		*kv.dst = int(n)
+	}
+	if s.EndLine < s.StartLine {
+		return s, t.Errorf("end_line", "must not be before start_line (%d), not %d", s.StartLine, s.EndLine)
+	}
+	var err error
+	for _, kv := range []struct {
+		key string
+		dst *string
+	}{{"tag", &s.Tag}, {"comment", &s.Comment}, {"content_hash", &s.ContentHash}, {"fingerprint", &s.Fingerprint}} {
+		if *kv.dst, _, err = t.String(kv.key); err != nil {
+			return s, err
+		}
+	}
+	if s.ContentHash != "" && !isHex(s.ContentHash, 64) {
+		return s, t.Errorf("content_hash", "must be 64 lowercase hex digits (BLAKE3)")
+	}
+	if at, ok, err := t.Sub("anchor_lines"); err != nil {
+		return s, err
+	} else if ok {
+		if err := at.CheckKeys("before", "after"); err != nil {
+			return s, err
+		}
+		if s.AnchorBefore, _, err = at.Strings("before"); err != nil {
+			return s, err
+		}
+		if s.AnchorAfter, _, err = at.Strings("after"); err != nil {
+			return s, err
+		}
+	}
+	return s, nil
+}
+
+func isHex(s string, n int) bool {
+	if len(s) != n {
+		return false
+	}
+	for _, c := range s {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return false
+		}
+	}
+	return true
 }

@@ -1,0 +1,469 @@
+package aggregate
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// Slice is a custom line range of a file, pinned so that it survives edits
+// (a fuzzy anchor). [NewSlice] fills in the pins; a hand-written slice with
+// only StartLine and EndLine is shown as it is and reported "unpinned".
+//
+// The slice text is the lines StartLine..EndLine (1-based, inclusive) of the
+// file split at "\n", joined with "\n" (no final newline; a "\r" before a
+// "\n" stays part of its line).
+type Slice struct {
+	StartLine int    `json:"start_line"`
+	EndLine   int    `json:"end_line"`
+	Tag       string `json:"tag,omitempty"`
+	Comment   string `json:"comment,omitempty"`
+	// ContentHash is the BLAKE3 hash ([measure.Hash]) of the slice text.
+	ContentHash string `json:"content_hash,omitempty"`
+	// AnchorLines are up to three lines just before and just after the
+	// slice, as they were when it was pinned.
+	AnchorLines Anchors `json:"anchor_lines,omitzero"`
+	// Fingerprint holds one short digest per slice line: the first six hex
+	// digits of the BLAKE3 hash of the line with its whitespace normalised
+	// (runs collapsed, ends trimmed), "-" for a blank line, separated by
+	// spaces. The similarity search uses it; it never stores the code.
+	Fingerprint string `json:"fingerprint,omitempty"`
+}
+
+// Anchors are the context lines around a slice.
+type Anchors struct {
+	Before []string `json:"before,omitempty"`
+	After  []string `json:"after,omitempty"`
+}
+
+// IsZero reports whether there are no anchor lines.
+func (a Anchors) IsZero() bool { return len(a.Before) == 0 && len(a.After) == 0 }
+
+// Resolutions of a slice against the current file.
+const (
+	// ResolutionUnchanged: the hash still matches at the recorded range.
+	ResolutionUnchanged = "unchanged"
+	// ResolutionMoved: the exact text was found once, elsewhere.
+	ResolutionMoved = "moved"
+	// ResolutionAnchored: the range was found between its anchor lines.
+	ResolutionAnchored = "anchored"
+	// ResolutionFuzzy: the similarity search found one clear best range.
+	ResolutionFuzzy = "fuzzy"
+	// ResolutionOrphaned: the slice could not be found; nothing is shown.
+	ResolutionOrphaned = "orphaned"
+	// ResolutionUnpinned: the slice has no content hash, so a change cannot
+	// be detected; the recorded range is shown as it is.
+	ResolutionUnpinned = "unpinned"
+)
+
+// Tuning of the resolver.
+const (
+	anchorContext     = 3    // anchor lines kept on each side
+	fuzzyThreshold    = 0.7  // minimum similarity of a fuzzy match
+	fuzzyMargin       = 0.15 // minimum lead over the best non-overlapping runner-up
+	anchoredThreshold = 0.5  // minimum similarity of an anchored range (when a fingerprint exists)
+	fuzzyRefine       = 3    // lines by which a fuzzy range may grow or shrink at each end
+)
+
+// SliceResult is the resolution of one slice.
+type SliceResult struct {
+	Tag        string `json:"tag,omitempty"`
+	Comment    string `json:"comment,omitempty"`
+	Resolution string `json:"resolution"`
+	OldStart   int    `json:"old_start"`
+	OldEnd     int    `json:"old_end"`
+	// NewStart and NewEnd are 0 when the slice is orphaned.
+	NewStart int `json:"new_start"`
+	NewEnd   int `json:"new_end"`
+	// Score is the similarity (0..1) of a fuzzy or anchored match.
+	Score float64 `json:"score,omitempty"`
+	// Reason explains an orphaned slice.
+	Reason string `json:"reason,omitempty"`
+	// Content is the resolved slice text; empty when orphaned.
+	Content string `json:"-"`
+}
+
+// Orphaned reports whether the slice could not be found.
+func (r SliceResult) Orphaned() bool { return r.Resolution == ResolutionOrphaned }
+
+// splitLines splits text at "\n"; a final "\n" does not start a line.
+func splitLines(src []byte) []string {
+	if len(src) == 0 {
+		return nil
+	}
+	s := string(src)
+	s = strings.TrimSuffix(s, "\n")
+	return strings.Split(s, "\n")
+}
+
+func normLine(l string) string { return strings.Join(strings.Fields(l), " ") }
+
+func lineDigest(l string) string {
+	n := normLine(l)
+	if n == "" {
+		return "-"
+	}
+	return measure.Hash([]byte(n))[:6]
+}
+
+func sliceText(lines []string, start, end int) string {
+	return strings.Join(lines[start-1:end], "\n")
+}
+
+// NewSlice pins lines start..end (1-based, inclusive) of src: it records the
+// content hash, the anchor lines and the fingerprint.
+func NewSlice(src []byte, start, end int, tag, comment string) (Slice, error) {
+	lines := splitLines(src)
+	if start < 1 || end < start {
+		return Slice{}, fmt.Errorf("invalid line range %d-%d", start, end)
+	}
+	if end > len(lines) {
+		return Slice{}, fmt.Errorf("line range %d-%d is past the end of the file (%d lines)", start, end, len(lines))
+	}
+	s := Slice{StartLine: start, EndLine: end, Tag: tag, Comment: comment}
+	s.ContentHash = measure.Hash([]byte(sliceText(lines, start, end)))
+	for i := max(0, start-1-anchorContext); i < start-1; i++ {
+		s.AnchorLines.Before = append(s.AnchorLines.Before, strings.TrimSuffix(lines[i], "\r"))
+	}
+	for i := end; i < min(len(lines), end+anchorContext); i++ {
+		s.AnchorLines.After = append(s.AnchorLines.After, strings.TrimSuffix(lines[i], "\r"))
+	}
+	fp := make([]string, 0, end-start+1)
+	for _, l := range lines[start-1 : end] {
+		fp = append(fp, lineDigest(l))
+	}
+	s.Fingerprint = strings.Join(fp, " ")
+	return s, nil
+}
+
+// ResolveSlice finds s in src, the file's current bytes. It tries, in order:
+// the recorded range (hash match), a unique exact match of the slice text
+// anywhere, the anchor lines, and a whitespace-normalised similarity search
+// over the fingerprint that must reach a threshold and lead the best
+// non-overlapping runner-up by a margin. Otherwise the slice is orphaned and
+// its Content is empty: stale lines are never returned.
+func ResolveSlice(src []byte, s Slice) SliceResult {
+	r := SliceResult{Tag: s.Tag, Comment: s.Comment, OldStart: s.StartLine, OldEnd: s.EndLine}
+	lines := splitLines(src)
+	orphan := func(reason string) SliceResult {
+		r.Resolution, r.Reason, r.NewStart, r.NewEnd, r.Content, r.Score = ResolutionOrphaned, reason, 0, 0, "", 0
+		return r
+	}
+	found := func(how string, start, end int, score float64) SliceResult {
+		r.Resolution, r.NewStart, r.NewEnd, r.Score = how, start, end, score
+		r.Content = sliceText(lines, start, end)
+		return r
+	}
+	if s.StartLine < 1 || s.EndLine < s.StartLine {
+		return orphan("invalid line range")
+	}
+	n := s.EndLine - s.StartLine + 1
+	inFile := s.EndLine <= len(lines)
+	if s.ContentHash == "" {
+		if !inFile {
+			return orphan(fmt.Sprintf("unpinned slice is past the end of the file (%d lines)", len(lines)))
+		}
+		return found(ResolutionUnpinned, s.StartLine, s.EndLine, 0)
+	}
+	// (1) the recorded range
+	if inFile && measure.Hash([]byte(sliceText(lines, s.StartLine, s.EndLine))) == s.ContentHash {
+		return found(ResolutionUnchanged, s.StartLine, s.EndLine, 0)
+	}
+	var fp []string
+	if s.Fingerprint != "" {
+		fp = strings.Fields(s.Fingerprint)
+		if len(fp) != n {
+			fp = nil // inconsistent pin: do not trust it
+		}
+	}
+	var digests []string
+	if fp != nil {
+		digests = make([]string, len(lines))
+		for i, l := range lines {
+			digests[i] = lineDigest(l)
+		}
+	}
+	// (2) unique exact match
+	exact := exactMatches(lines, digests, fp, n, s.ContentHash)
+	if len(exact) == 1 {
+		return found(ResolutionMoved, exact[0], exact[0]+n-1, 0)
+	}
+	// (3) anchors
+	if len(exact) > 1 {
+		// several copies: the anchors pick one
+		var picked []int
+		for _, st := range exact {
+			if anchorsAt(lines, s.AnchorLines, st, st+n-1) {
+				picked = append(picked, st)
+			}
+		}
+		if len(picked) == 1 {
+			return found(ResolutionMoved, picked[0], picked[0]+n-1, 0)
+		}
+	}
+	if st, en, ok := byAnchors(lines, s.AnchorLines, n); ok {
+		score := -1.0
+		if fp != nil {
+			score = dice(fp, digests[st-1:en])
+		}
+		if fp == nil || score >= anchoredThreshold {
+			return found(ResolutionAnchored, st, en, max(score, 0))
+		}
+	}
+	// (4) similarity search
+	if fp == nil {
+		return orphan("the slice text changed and the slice has no fingerprint for a similarity search")
+	}
+	st, en, score, ok := fuzzySearch(digests, fp)
+	if ok {
+		return found(ResolutionFuzzy, st, en, score)
+	}
+	return orphan("the slice text was not found in the current file")
+}
+
+// exactMatches returns the 1-based starts of windows of n lines whose text
+// hashes to hash (at most two are collected).
+func exactMatches(lines, digests, fp []string, n int, hash string) []int {
+	var out []int
+	for i := 0; i+n <= len(lines); i++ {
+		if fp != nil {
+			// cheap pre-check on the normalised digests
+			same := true
+			for j := 0; j < n; j++ {
+				if digests[i+j] != fp[j] {
+					same = false
+					break
+				}
+			}
+			if !same {
+				continue
+			}
+		}
+		if measure.Hash([]byte(strings.Join(lines[i:i+n], "\n"))) == hash {
+			out = append(out, i+1)
+			if len(out) == 2 {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// blockAt reports whether block matches lines starting at index i (0-based),
+// comparing whitespace-normalised lines.
+func blockAt(lines, block []string, i int) bool {
+	if i < 0 || i+len(block) > len(lines) {
+		return false
+	}
+	for j, b := range block {
+		if normLine(lines[i+j]) != normLine(b) {
+			return false
+		}
+	}
+	return true
+}
+
+func anchorsAt(lines []string, a Anchors, start, end int) bool {
+	if a.IsZero() {
+		return false
+	}
+	ok := true
+	if len(a.Before) > 0 {
+		ok = ok && blockAt(lines, a.Before, start-1-len(a.Before))
+	}
+	if len(a.After) > 0 {
+		ok = ok && blockAt(lines, a.After, end)
+	}
+	return ok
+}
+
+// occurrences returns the 0-based indexes where block occurs. A block made
+// only of blank lines is too weak to anchor anything.
+func occurrences(lines, block []string) []int {
+	if len(block) == 0 {
+		return nil
+	}
+	blank := true
+	for _, b := range block {
+		if normLine(b) != "" {
+			blank = false
+		}
+	}
+	if blank {
+		return nil
+	}
+	var out []int
+	for i := 0; i+len(block) <= len(lines); i++ {
+		if blockAt(lines, block, i) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// byAnchors finds the range between the anchor blocks. With both blocks a
+// unique pair enclosing a non-empty range of plausible length wins; with one
+// usable block the slice keeps its length.
+func byAnchors(lines []string, a Anchors, n int) (int, int, bool) {
+	before := occurrences(lines, a.Before)
+	after := occurrences(lines, a.After)
+	maxLen := max(2*n, n+20)
+	if len(before) > 0 && len(after) > 0 {
+		var pairs [][2]int
+		for _, b := range before {
+			st := b + len(a.Before) + 1 // 1-based first line after the block
+			for _, q := range after {
+				en := q // 1-based line just before the after block
+				if en >= st && en-st+1 <= maxLen {
+					pairs = append(pairs, [2]int{st, en})
+				}
+			}
+		}
+		if len(pairs) == 1 {
+			return pairs[0][0], pairs[0][1], true
+		}
+		if len(pairs) > 1 {
+			return 0, 0, false
+		}
+	}
+	if len(before) == 1 {
+		st := before[0] + len(a.Before) + 1
+		if en := st + n - 1; en <= len(lines) {
+			return st, en, true
+		}
+	}
+	if len(after) == 1 {
+		en := after[0]
+		if st := en - n + 1; st >= 1 {
+			return st, en, true
+		}
+	}
+	return 0, 0, false
+}
+
+// dice is the Dice coefficient of the multisets of non-blank digests.
+func dice(a, b []string) float64 {
+	ca := map[string]int{}
+	na, nb := 0, 0
+	for _, d := range a {
+		if d != "-" {
+			ca[d]++
+			na++
+		}
+	}
+	inter := 0
+	for _, d := range b {
+		if d == "-" {
+			continue
+		}
+		nb++
+		if ca[d] > 0 {
+			ca[d]--
+			inter++
+		}
+	}
+	if na+nb == 0 {
+		return 0
+	}
+	return 2 * float64(inter) / float64(na+nb)
+}
+
+// fuzzySearch slides a window of len(fp) lines over digests, scoring each by
+// dice, then refines the best window's ends. It succeeds when the best score
+// reaches fuzzyThreshold and leads the best window that does not overlap it
+// by fuzzyMargin.
+func fuzzySearch(digests, fp []string) (int, int, float64, bool) {
+	n := len(fp)
+	if n == 0 || len(digests) == 0 {
+		return 0, 0, 0, false
+	}
+	want := map[string]int{}
+	nfp := 0
+	for _, d := range fp {
+		if d != "-" {
+			want[d]++
+			nfp++
+		}
+	}
+	if nfp == 0 {
+		return 0, 0, 0, false
+	}
+	w := min(n, len(digests))
+	have := map[string]int{}
+	inter, nw := 0, 0
+	add := func(d string, sign int) {
+		if d == "-" {
+			return
+		}
+		if sign > 0 {
+			if have[d] < want[d] {
+				inter++
+			}
+			have[d]++
+			nw++
+		} else {
+			have[d]--
+			if have[d] < want[d] {
+				inter--
+			}
+			nw--
+		}
+	}
+	scores := make([]float64, len(digests)-w+1)
+	for i := 0; i < len(digests); i++ {
+		add(digests[i], 1)
+		if i >= w {
+			add(digests[i-w], -1)
+		}
+		if i >= w-1 {
+			scores[i-w+1] = 2 * float64(inter) / float64(nfp+nw)
+		}
+	}
+	best := 0
+	for i, sc := range scores {
+		if sc > scores[best] {
+			best = i
+		}
+	}
+	runner := 0.0
+	for i, sc := range scores {
+		if (i+w <= best || i >= best+w) && sc > runner {
+			runner = sc
+		}
+	}
+	if scores[best] < fuzzyThreshold || scores[best]-runner < fuzzyMargin {
+		return 0, 0, 0, false
+	}
+	// refine: grow or shrink each end by up to fuzzyRefine lines
+	bs, be, bsc := best, best+w-1, scores[best]
+	for ds := -fuzzyRefine; ds <= fuzzyRefine; ds++ {
+		for de := -fuzzyRefine; de <= fuzzyRefine; de++ {
+			st, en := best+ds, best+w-1+de
+			if st < 0 || en >= len(digests) || en < st {
+				continue
+			}
+			sc := dice(fp, digests[st:en+1])
+			better := sc > bsc+1e-12 ||
+				(sc > bsc-1e-12 && abs((en-st+1)-n) < abs((be-bs+1)-n))
+			if better {
+				bs, be, bsc = st, en, sc
+			}
+		}
+	}
+	// trim blank lines the refinement may have pulled in at the ends
+	for bs < be && digests[bs] == "-" && fp[0] != "-" {
+		bs++
+	}
+	for be > bs && digests[be] == "-" && fp[n-1] != "-" {
+		be--
+	}
+	return bs + 1, be + 1, bsc, true
+}
+
+func abs(x int) int {
+	if x < 0 {
+		return -x
+	}
+	return x
+}

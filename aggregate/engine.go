@@ -1,0 +1,94 @@
+package aggregate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"strings"
+
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// ErrUnsupported is returned by an [Engine] view for a language it cannot
+// render. The pipeline then falls back to the summary view and records why.
+var ErrUnsupported = errors.New("language not supported by this view")
+
+// Symbol is a named declaration found by an [Engine].
+type Symbol struct {
+	Name, Path, Kind   string
+	StartLine, EndLine int
+	Depth              int
+}
+
+// Engine renders the structural views of source files. The default engine
+// is package aggregate/codeview (tree-sitter); tests may pass their own.
+//
+// Every method must be a pure function of its arguments and safe for
+// concurrent use, so that views can be cached by content hash.
+type Engine interface {
+	// Detect returns the language of path, or false when the structural
+	// views do not support it.
+	Detect(path string) (lang string, ok bool)
+	Symbols(ctx context.Context, lang string, src []byte) ([]Symbol, error)
+	Skeleton(ctx context.Context, lang string, src []byte) (string, error)
+	Outline(ctx context.Context, lang string, src []byte) (string, error)
+	// Mask renders, per symbol path, "def" (definition), "sig" (signature)
+	// or "hide" (nothing).
+	Mask(ctx context.Context, lang string, src []byte, mask map[string]string) (string, error)
+	// Summary summarises any text file.
+	Summary(ctx context.Context, path string, src []byte) string
+}
+
+// TextEngine is an [Engine] with no structural views: Detect reports no
+// language and Summary gives the line count and a preview. It is what the
+// pipeline uses when no parser is available.
+type TextEngine struct{}
+
+// Detect always reports false.
+func (TextEngine) Detect(string) (string, bool) { return "", false }
+
+// Symbols returns ErrUnsupported.
+func (TextEngine) Symbols(context.Context, string, []byte) ([]Symbol, error) {
+	return nil, ErrUnsupported
+}
+
+// Skeleton returns ErrUnsupported.
+func (TextEngine) Skeleton(context.Context, string, []byte) (string, error) {
+	return "", ErrUnsupported
+}
+
+// Outline returns ErrUnsupported.
+func (TextEngine) Outline(context.Context, string, []byte) (string, error) {
+	return "", ErrUnsupported
+}
+
+// Mask returns ErrUnsupported.
+func (TextEngine) Mask(context.Context, string, []byte, map[string]string) (string, error) {
+	return "", ErrUnsupported
+}
+
+// Summary returns "**EXT** — N lines" and the first 8 non-blank lines.
+func (TextEngine) Summary(_ context.Context, p string, src []byte) string {
+	ext := strings.ToUpper(strings.TrimPrefix(path.Ext(p), "."))
+	if ext == "" {
+		ext = "Text"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "**%s** — %d lines", ext, measure.Lines(src))
+	var prev []string
+	for _, l := range splitLines(src) {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		prev = append(prev, strings.TrimRight(l, " \t\r"))
+		if len(prev) == 8 {
+			break
+		}
+	}
+	if len(prev) > 0 {
+		b.WriteString("\n\n")
+		b.WriteString(fence("text", strings.Join(prev, "\n")))
+	}
+	return b.String()
+}

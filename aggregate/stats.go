@@ -1,0 +1,114 @@
+package aggregate
+
+import (
+	"context"
+	"path"
+	"sort"
+
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// FileStats are the measurements of one file.
+type FileStats struct {
+	Path    string `json:"path"`
+	Lines   int    `json:"lines"`
+	Symbols int    `json:"symbols"`
+	Bytes   int    `json:"bytes"`
+	Tokens  int    `json:"tokens"`
+	Binary  bool   `json:"binary,omitempty"`
+	Error   string `json:"error,omitempty"`
+}
+
+// DirStats totals the files of one directory (not its subdirectories).
+type DirStats struct {
+	Dir     string      `json:"dir"`
+	Files   int         `json:"files"`
+	Lines   int         `json:"lines"`
+	Symbols int         `json:"symbols"`
+	Bytes   int         `json:"bytes"`
+	Tokens  int         `json:"tokens"`
+	Entries []FileStats `json:"entries"`
+}
+
+// ComputeFileStats measures src: lines, bytes and tokens ([measure.Measure])
+// and the number of symbols the engine finds (0 when the language is not
+// supported). A binary file counts its bytes only.
+func ComputeFileStats(ctx context.Context, eng Engine, label string, src []byte) FileStats {
+	if eng == nil {
+		eng = TextEngine{}
+	}
+	fs := FileStats{Path: label, Bytes: len(src)}
+	if IsBinary(src) {
+		fs.Binary = true
+		return fs
+	}
+	sz := measure.Measure(src, nil)
+	fs.Lines, fs.Tokens = sz.Lines, sz.Tokens
+	if lang, ok := eng.Detect(label); ok {
+		if syms, err := eng.Symbols(ctx, lang, src); err == nil {
+			fs.Symbols = len(syms)
+		}
+	}
+	return fs
+}
+
+// Stats resolves opts.Files like [BuildItems] and returns per-directory
+// totals with per-file entries, directories sorted by path, files by label.
+// Files that cannot be read are listed with their error.
+func Stats(ctx context.Context, opts Options) ([]DirStats, error) {
+	o, err := opts.normalized()
+	if err != nil {
+		return nil, err
+	}
+	r := &resolver{base: o.BaseDir, ign: o.Ignore}
+	targets, err := r.resolveAll(ctx, o.Files)
+	if err != nil {
+		return nil, err
+	}
+	files := make([]FileStats, len(targets))
+	err = parallel(ctx, len(targets), o.Concurrency, o.Progress, func(i int) {
+		t := targets[i]
+		if t.err != "" {
+			files[i] = FileStats{Path: t.label, Error: t.err}
+			return
+		}
+		d := readBounded(t.abs, t.label, o.MaxFileBytes)
+		if d.err != "" {
+			files[i] = FileStats{Path: t.label, Error: d.err}
+			return
+		}
+		files[i] = ComputeFileStats(ctx, o.Engine, t.label, d.src)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return groupStats(files), nil
+}
+
+func groupStats(files []FileStats) []DirStats {
+	idx := map[string]int{}
+	var out []DirStats
+	for _, f := range files {
+		d := path.Dir(f.Path)
+		i, ok := idx[d]
+		if !ok {
+			i = len(out)
+			idx[d] = i
+			out = append(out, DirStats{Dir: d})
+		}
+		ds := &out[i]
+		ds.Entries = append(ds.Entries, f)
+		if f.Error == "" {
+			ds.Files++
+			ds.Lines += f.Lines
+			ds.Symbols += f.Symbols
+			ds.Bytes += f.Bytes
+			ds.Tokens += f.Tokens
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
+	for i := range out {
+		sort.SliceStable(out[i].Entries, func(a, b int) bool { return out[i].Entries[a].Path < out[i].Entries[b].Path })
+	}
+	return out
+}

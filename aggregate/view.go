@@ -1,0 +1,249 @@
+package aggregate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// binarySniff is how many leading bytes are searched for a NUL byte.
+const binarySniff = 8000
+
+// IsBinary reports whether src looks binary: a NUL byte in the first 8000
+// bytes, or invalid UTF-8 anywhere.
+func IsBinary(src []byte) bool {
+	if bytes.IndexByte(src[:min(len(src), binarySniff)], 0) >= 0 {
+		return true
+	}
+	return !utf8.Valid(src)
+}
+
+// fence wraps text in a code fence longer than the longest run of
+// backticks inside it (at least three), with lang as the info string.
+func fence(lang, text string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(text); i++ {
+		if text[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	f := strings.Repeat("`", max(3, longest+1))
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return f + lang + "\n" + text + f
+}
+
+// FenceLanguage is the info string of a file's code fence: its extension in
+// lower case (letters, digits, "+", "-" and "_" only), or "text".
+func FenceLanguage(p string) string {
+	ext := strings.ToLower(strings.TrimPrefix(path.Ext(p), "."))
+	if ext == "" {
+		return "text"
+	}
+	for _, c := range ext {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '_') {
+			return "text"
+		}
+	}
+	return ext
+}
+
+// ViewResult is the outcome of [View].
+type ViewResult struct {
+	Mode     ViewMode // the view rendered (after a fallback)
+	Language string
+	Body     string
+	Binary   bool
+	Fallback string
+	Slices   []SliceResult
+	Err      error // the view failed; Body holds the error block
+}
+
+// View renders one file. It is a pure function of (label, src, item, mode)
+// and the engine: the same inputs give the same result, so a cache may key
+// it by content hash. label is the slash-separated relative path (it picks
+// the language); mode is the view to render (the planner has already applied
+// force_full, the strategy and the focus rules). A failing view never
+// panics: it yields Err and an error body.
+func View(ctx context.Context, eng Engine, label string, src []byte, item FileItem, mode ViewMode) (res ViewResult) {
+	if eng == nil {
+		eng = TextEngine{}
+	}
+	if mode == "" {
+		mode = ViewFull
+	}
+	res.Mode = mode
+	lang, structured := eng.Detect(label)
+	res.Language = lang
+	if !structured {
+		res.Language = FenceLanguage(label)
+	}
+	if IsBinary(src) {
+		res.Binary = true
+		res.Body = fmt.Sprintf("(binary file not inlined: %d bytes)", len(src))
+		return res
+	}
+	if len(item.CustomSlices) > 0 {
+		res.Slices = make([]SliceResult, len(item.CustomSlices))
+		for i, s := range item.CustomSlices {
+			res.Slices[i] = ResolveSlice(src, s)
+		}
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			res.Err = fmt.Errorf("panic: %v", p)
+			res.Body = errorBody(fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, p))
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		res.Err = err
+		res.Body = errorBody(fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, err))
+		return res
+	}
+	fenceLang := FenceLanguage(label)
+	fallback := func(why string) {
+		res.Fallback = why
+		res.Mode = ViewSummary
+		res.Body = eng.Summary(ctx, label, src)
+	}
+	var err error
+	switch mode {
+	case ViewFull:
+		res.Body = fence(fenceLang, string(src))
+	case ViewSummary:
+		res.Body = eng.Summary(ctx, label, src)
+	case ViewNone:
+		res.Body = "(context excluded)"
+	case ViewSkeleton, ViewOutline, ViewMasked:
+		if !structured {
+			fallback(fmt.Sprintf("%s view not supported for %s files; summary shown", mode, fenceLang))
+			break
+		}
+		var out string
+		switch mode {
+		case ViewSkeleton:
+			out, err = eng.Skeleton(ctx, lang, src)
+		case ViewOutline:
+			out, err = eng.Outline(ctx, lang, src)
+		default:
+			var mask map[string]string
+			mask, err = effectiveMask(ctx, eng, lang, src, item)
+			if err == nil {
+				out, err = eng.Mask(ctx, lang, src, mask)
+			}
+		}
+		if errors.Is(err, ErrUnsupported) {
+			fallback(fmt.Sprintf("%s view not supported for %s: %v; summary shown", mode, lang, err))
+			err = nil
+			break
+		}
+		if err == nil {
+			if mode == ViewOutline {
+				res.Body = fence("text", out)
+			} else {
+				res.Body = fence(fenceLang, out)
+			}
+		}
+	case ViewCustom:
+		if len(item.CustomSlices) == 0 {
+			fallback("custom view without custom_slices; summary shown")
+			break
+		}
+		parts := make([]string, len(res.Slices))
+		for i, r := range res.Slices {
+			parts[i] = renderSlice(r)
+		}
+		res.Body = fence(fenceLang, strings.Join(parts, "\n\n"))
+	default:
+		err = fmt.Errorf("unknown view mode %q", mode)
+	}
+	if err != nil {
+		res.Err = err
+		res.Body = errorBody(fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, err))
+	}
+	return res
+}
+
+// effectiveMask is item.ASTMask plus, for ast_definitions or ast_signatures,
+// "def" or "sig" for every top-level symbol the mask does not name.
+func effectiveMask(ctx context.Context, eng Engine, lang string, src []byte, item FileItem) (map[string]string, error) {
+	mask := make(map[string]string, len(item.ASTMask))
+	for k, v := range item.ASTMask {
+		mask[k] = v
+	}
+	if item.ASTDefinitions || item.ASTSignatures {
+		syms, err := eng.Symbols(ctx, lang, src)
+		if err != nil {
+			return nil, err
+		}
+		def := "sig"
+		if item.ASTDefinitions {
+			def = "def"
+		}
+		for _, s := range syms {
+			if s.Depth != 0 {
+				continue
+			}
+			p := s.Path
+			if p == "" {
+				p = s.Name
+			}
+			if _, ok := mask[p]; !ok {
+				mask[p] = def
+			}
+		}
+	}
+	if len(mask) == 0 {
+		return nil, errors.New("masked view needs ast_mask (or ast_signatures or ast_definitions)")
+	}
+	return mask, nil
+}
+
+// renderSlice renders one resolved slice:
+//
+//	[Slice: <tag>] (<comment>)
+//	Lines <start>-<end>:
+//	<content>
+//
+// An untagged slice shows "[Slice]"; without a comment the " (<comment>)"
+// part is left out. An orphaned slice shows its last known range and a
+// marker instead of content.
+func renderSlice(r SliceResult) string {
+	var b strings.Builder
+	b.WriteString("[Slice")
+	if r.Tag != "" {
+		b.WriteString(": " + r.Tag)
+	}
+	b.WriteString("]")
+	if r.Comment != "" {
+		b.WriteString(" (" + r.Comment + ")")
+	}
+	b.WriteString("\n")
+	if r.Orphaned() {
+		fmt.Fprintf(&b, "Lines %d-%d: ORPHANED (not shown: %s)", r.OldStart, r.OldEnd, r.Reason)
+		return b.String()
+	}
+	fmt.Fprintf(&b, "Lines %d-%d:\n%s", r.NewStart, r.NewEnd, r.Content)
+	return b.String()
+}
+
+func errorBody(msg string) string { return fence("text", msg) }
+
+// sortedKeys returns the keys of m in order.
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}

@@ -1,0 +1,334 @@
+package history
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"unicode/utf8"
+)
+
+// MaxRequestBytes is the largest request DecodeRequest reads.
+const MaxRequestBytes = 256 << 20
+
+// Request is the input document of the messages command:
+// {"messages": [...], "compactionPoints": [...]}.
+type Request struct {
+	Messages         []Message         `json:"messages"`
+	CompactionPoints []CompactionPoint `json:"compactionPoints,omitempty"`
+}
+
+// DecodeError is a request that is not valid, with where it went wrong.
+type DecodeError struct {
+	// Offset is the byte offset in the input; Line and Col (in characters)
+	// count from 1.
+	Offset    int64
+	Line, Col int
+	Err       error
+}
+
+// Error returns "line L:C (byte O): cause".
+func (e *DecodeError) Error() string {
+	return fmt.Sprintf("line %d:%d (byte %d): %v", e.Line, e.Col, e.Offset, e.Err)
+}
+
+// Unwrap returns the cause.
+func (e *DecodeError) Unwrap() error { return e.Err }
+
+// The wire types mirror the real ones without their JSON methods, so that a
+// type error found while decoding carries its offset in the whole document
+// (errors from nested UnmarshalJSON methods are relative to the nested
+// value).
+type (
+	wireMessage struct {
+		ID            string          `json:"id"`
+		Role          Role            `json:"role"`
+		Name          string          `json:"name"`
+		ContentParts  []partAliasWire `json:"contentParts"`
+		Generating    bool            `json:"generating"`
+		IsForkMarker  bool            `json:"isForkMarker"`
+		IsSummary     bool            `json:"isSummary"`
+		Steered       bool            `json:"steered"`
+		FinishReason  string          `json:"finishReason"`
+		Error         string          `json:"error"`
+		ErrorCode     float64         `json:"errorCode"`
+		Files         []fileWire      `json:"files"`
+		Links         []linkWire      `json:"links"`
+		TokenCountMap json.RawMessage `json:"tokenCountMap"`
+		TokenCount    float64         `json:"tokenCount"`
+		Timestamp     float64         `json:"timestamp"`
+	}
+	partAliasWire struct {
+		Type                  PartType        `json:"type"`
+		Text                  string          `json:"text"`
+		ProtocolOnly          bool            `json:"protocolOnly"`
+		StorageKey            string          `json:"storageKey"`
+		OCRResult             string          `json:"ocrResult"`
+		Values                json.RawMessage `json:"values"`
+		State                 ToolState       `json:"state"`
+		ToolCallID            string          `json:"toolCallId"`
+		ToolName              string          `json:"toolName"`
+		Args                  json.RawMessage `json:"args"`
+		Result                json.RawMessage `json:"result"`
+		ResultStorageKey      string          `json:"resultStorageKey"`
+		ResultImageStorageKey string          `json:"resultImageStorageKey"`
+	}
+	fileWire struct {
+		ID                             string  `json:"id"`
+		Name                           string  `json:"name"`
+		FileType                       string  `json:"fileType"`
+		StorageKey                     string  `json:"storageKey"`
+		RawStorageKey                  string  `json:"rawStorageKey"`
+		LocalPath                      string  `json:"localPath"`
+		ParserType                     string  `json:"parserType"`
+		RagMode                        string  `json:"ragMode"`
+		SessionAttachmentID            string  `json:"sessionAttachmentId"`
+		SessionAttachmentIndexStatus   string  `json:"sessionAttachmentIndexStatus"`
+		SessionAttachmentStatus        string  `json:"sessionAttachmentStatus"`
+		SessionAttachmentBlockedReason string  `json:"sessionAttachmentBlockedReason"`
+		ByteLength                     float64 `json:"byteLength"`
+		LineCount                      float64 `json:"lineCount"`
+	}
+	linkWire struct {
+		ID         string `json:"id"`
+		URL        string `json:"url"`
+		Title      string `json:"title"`
+		StorageKey string `json:"storageKey"`
+	}
+)
+
+// DecodeRequest reads a request strictly: one JSON object whose only keys
+// are "messages" (required) and "compactionPoints", nothing after it, every
+// known field of the right type, every role one of system, user, assistant
+// or tool, and compaction points without unknown keys. Unknown keys inside
+// messages, parts, files and links are kept (see [Message].Extra). Errors are
+// *DecodeError values carrying the byte offset and line:col.
+func DecodeRequest(r io.Reader) (Request, error) {
+	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	if err != nil {
+		return Request{}, fmt.Errorf("failed to read request: %w", err)
+	}
+	if len(data) > MaxRequestBytes {
+		return Request{}, fmt.Errorf("request larger than %d bytes", MaxRequestBytes)
+	}
+	return decodeRequest(data)
+}
+
+func decodeRequest(data []byte) (Request, error) {
+	fail := func(off int64, err error) (Request, error) {
+		return Request{}, newDecodeError(data, off, err)
+	}
+	// Syntax, with absolute offsets.
+	if !json.Valid(data) {
+		var v any
+		err := json.Unmarshal(data, &v)
+		var se *json.SyntaxError
+		if errors.As(err, &se) {
+			return fail(se.Offset, fmt.Errorf("invalid JSON: %s", se.Error()))
+		}
+		if err == nil {
+			err = errors.New("invalid JSON")
+		}
+		return fail(int64(len(data)), err)
+	}
+	// Top level: an object with known keys only.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	tok, err := dec.Token()
+	if err != nil {
+		return fail(dec.InputOffset(), err)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '{' {
+		return fail(skipSpace(data, 0), errors.New("request must be a JSON object"))
+	}
+	type value struct {
+		start int64
+		raw   json.RawMessage
+	}
+	var msgs, points *value
+	for dec.More() {
+		keyStart := skipSpace(data, dec.InputOffset())
+		tok, err := dec.Token()
+		if err != nil {
+			return fail(dec.InputOffset(), err)
+		}
+		key, _ := tok.(string)
+		v := &value{start: skipSpace(data, dec.InputOffset())}
+		switch key {
+		case "messages":
+			msgs = v
+		case "compactionPoints":
+			points = v
+		default:
+			return fail(keyStart, fmt.Errorf("unknown key %q (want messages, compactionPoints)", key))
+		}
+		if err := dec.Decode(&v.raw); err != nil {
+			return fail(dec.InputOffset(), err)
+		}
+	}
+	if msgs == nil {
+		return fail(0, errors.New(`missing key "messages"`))
+	}
+	// Types, with offsets in the whole document, through the wire mirror.
+	var wm []wireMessage
+	if err := json.Unmarshal(msgs.raw, &wm); err != nil {
+		return fail(typeErrorOffset(err, msgs.start), typeError("messages", err))
+	}
+	var req Request
+	if points != nil {
+		if off, err := unknownPointKey(points.raw); err != nil {
+			return fail(points.start+off, err)
+		}
+		if err := json.Unmarshal(points.raw, &req.CompactionPoints); err != nil {
+			return fail(typeErrorOffset(err, points.start), typeError("compactionPoints", err))
+		}
+	}
+	// The real decode keeps unknown nested keys.
+	if err := json.Unmarshal(msgs.raw, &req.Messages); err != nil {
+		return fail(msgs.start, err)
+	}
+	if req.Messages == nil {
+		req.Messages = []Message{}
+	}
+	for i, m := range req.Messages {
+		if !m.Role.valid() {
+			return fail(msgs.start+elementOffset(msgs.raw, i),
+				fmt.Errorf("message %d (id %q): invalid role %q (want system, user, assistant or tool)", i, m.ID, string(m.Role)))
+		}
+	}
+	return req, nil
+}
+
+// typeErrorOffset returns base plus the offset of a type error in its value.
+func typeErrorOffset(err error, base int64) int64 {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return base + te.Offset
+	}
+	return base
+}
+
+// typeError rewrites a type error in terms of JSON, without Go type names.
+func typeError(where string, err error) error {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return err
+	}
+	want := "a value"
+	if te.Type != nil {
+		switch te.Type.Kind() {
+		case reflect.String:
+			want = "a string"
+		case reflect.Bool:
+			want = "a boolean"
+		case reflect.Float32, reflect.Float64, reflect.Int, reflect.Int64:
+			want = "a number"
+		case reflect.Slice, reflect.Array:
+			want = "an array"
+		case reflect.Struct, reflect.Map:
+			want = "an object"
+		}
+	}
+	field := where
+	if te.Field != "" {
+		field += "[]." + te.Field
+	}
+	return fmt.Errorf("%s: got a JSON %s, want %s", field, te.Value, want)
+}
+
+// unknownPointKey returns the offset (in raw, an array of compaction
+// points) of the first key a compaction point does not have.
+func unknownPointKey(raw json.RawMessage) (int64, error) {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	tok, err := dec.Token()
+	if err != nil || tok != json.Delim('[') {
+		return 0, nil // null or a type error, reported by the typed decode
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return dec.InputOffset(), err
+		}
+		if tok != json.Delim('{') {
+			var skip json.RawMessage
+			if dec.Decode(&skip) != nil {
+				return dec.InputOffset(), nil
+			}
+			continue
+		}
+		for dec.More() {
+			start := skipSpace(raw, dec.InputOffset())
+			k, err := dec.Token()
+			if err != nil {
+				return dec.InputOffset(), err
+			}
+			switch k {
+			case "summaryMessageId", "boundaryMessageId", "createdAt":
+			default:
+				return start, fmt.Errorf("compactionPoints: unknown key %q (want summaryMessageId, boundaryMessageId, createdAt)", k)
+			}
+			var skip json.RawMessage
+			if err := dec.Decode(&skip); err != nil {
+				return dec.InputOffset(), err
+			}
+		}
+		if _, err := dec.Token(); err != nil { // '}'
+			return dec.InputOffset(), err
+		}
+	}
+	return 0, nil
+}
+
+// skipSpace returns the offset of the first non-space byte at or after off.
+func skipSpace(data []byte, off int64) int64 {
+	for off < int64(len(data)) {
+		switch data[off] {
+		case ' ', '\t', '\n', '\r', ',', ':':
+			off++
+		default:
+			return off
+		}
+	}
+	return off
+}
+
+// elementOffset returns the offset of element i of the JSON array raw, or
+// 0 when it cannot be found.
+func elementOffset(raw json.RawMessage, i int) int64 {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if _, err := dec.Token(); err != nil { // '['
+		return 0
+	}
+	for k := 0; dec.More(); k++ {
+		start := skipSpace(raw, dec.InputOffset())
+		if k == i {
+			return start
+		}
+		var skip json.RawMessage
+		if dec.Decode(&skip) != nil {
+			return 0
+		}
+	}
+	return 0
+}
+
+// newDecodeError locates off in data.
+func newDecodeError(data []byte, off int64, err error) *DecodeError {
+	if off < 0 {
+		off = 0
+	}
+	if off > int64(len(data)) {
+		off = int64(len(data))
+	}
+	line, col := 1, 1
+	lineStart := 0
+	for i := 0; i < int(off); i++ {
+		if data[i] == '\n' {
+			line++
+			lineStart = i + 1
+		}
+	}
+	col += utf8.RuneCount(data[lineStart:off])
+	return &DecodeError{Offset: off, Line: line, Col: col, Err: err}
+}

@@ -1,0 +1,76 @@
+package history
+
+import (
+	"strings"
+	"unicode"
+)
+
+// Markdown renders the messages of r in the aggregate output's Discussion History
+// format: one entry per message, "### Discussion Excerpt {i}\n\n{role}: {content}"
+// with i counting from 1, entries joined by "\n\n---\n\n". It returns the
+// section body without the "## Discussion History" heading, which the
+// caller adds, and "" for no messages.
+//
+// The content of a message is its parts, in order, joined by "\n\n", then
+// stripped of surrounding white space (as Python's str.strip does):
+//
+//   - text and reasoning parts: their text (empty ones are skipped);
+//   - image parts: "[image: {storageKey}]";
+//   - tool-call parts: "[tool call {toolName} {args}]" with the args as
+//     compact JSON ("{}" when absent), followed on the next line by
+//     "[tool result] {result}" for the result state, "[tool error] {result}"
+//     for the error state, or "[tool call pending]" for the call and paused
+//     states; results are compact JSON, so a stubbed result shows its stub;
+//   - info parts and unknown part types are not shown.
+//
+// Attachments, stubs and drops are those that Build decided.
+func Markdown(r Result) string {
+	entries := make([]string, 0, len(r.Messages))
+	for i, m := range r.Messages {
+		entries = append(entries, "### Discussion Excerpt "+itoa(i+1)+"\n\n"+string(m.Role)+": "+pyStrip(markdownContent(m)))
+	}
+	return strings.Join(entries, "\n\n---\n\n")
+}
+
+// markdownContent joins the visible parts of m.
+func markdownContent(m Message) string {
+	var pieces []string
+	for _, p := range m.ContentParts {
+		switch p.Type {
+		case PartText, PartReasoning:
+			if p.Text != "" {
+				pieces = append(pieces, p.Text)
+			}
+		case PartImage:
+			pieces = append(pieces, "[image: "+p.StorageKey+"]")
+		case PartToolCall:
+			args := "{}"
+			if len(p.Args) > 0 {
+				args = compactString(p.Args)
+			}
+			s := "[tool call " + p.ToolName + " " + args + "]\n"
+			result := "null"
+			if len(p.Result) > 0 {
+				result = compactString(p.Result)
+			}
+			switch p.State {
+			case StateResult:
+				s += "[tool result] " + result
+			case StateError:
+				s += "[tool error] " + result
+			default:
+				s += "[tool call pending]"
+			}
+			pieces = append(pieces, s)
+		}
+	}
+	return strings.Join(pieces, "\n\n")
+}
+
+// pyStrip is Python's str.strip(): it removes Unicode white space and the
+// separators U+001C to U+001F from both ends.
+func pyStrip(s string) string {
+	return strings.TrimFunc(s, func(r rune) bool {
+		return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
+	})
+}

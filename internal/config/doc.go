@@ -157,9 +157,9 @@ func (d *Doc) indexValue(p *unstable.Parser, path string, v *unstable.Node, line
 			l := line
 			if c.Raw.Length > 0 {
 				l = p.Shape(c.Raw).Start.Line
-			} else if c.Kind == unstable.InlineTable || c.Kind == unstable.Array {
-				// nested containers carry no range; use their first key's line
-				if cc := c.Children(); cc.Next() {
+			} else if c.Kind == unstable.InlineTable {
+				// an inline table carries no range; use its first key's line
+				if cc := c.Children(); cc.Next() && cc.Node().Kind == unstable.KeyValue {
 					if k := cc.Node().Key(); k.Next() && k.Node().Raw.Length > 0 {
 						l = p.Shape(k.Node().Raw).Start.Line
 					}

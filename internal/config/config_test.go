@@ -1,0 +1,197 @@
+package config
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+func TestDecodeCore(t *testing.T) {
+	src := `
+agent = "corteza"
+workspace_dir = "../workspace"
+shared_path = "../GLOBAL.md"
+native_paths = ["AGENTS.md"]
+discover = false
+
+[[sources]]
+id = "note"
+kind = "memory"
+text = "A note."
+order = 2.5
+audience = ["claude", "codex"]
+delivery = "hook"
+origin = "cli"
+scope = "session"
+config_path = "ctx.toml"
+native_evidence = "x"
+
+[[sources]]
+id = "file"
+kind = "memory"
+path = "notes/a.md"
+audience = "claude"
+
+[budgets.memory]
+max_chars = 12
+max_lines = 3
+
+[budgets.note]
+max_chars = inf
+
+[budgets.file]
+max_lines = "inf"
+
+[audit]
+layer_tokens = 2000
+total_tokens = inf
+`
+	c, err := Decode("ctx.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *c.Agent != "corteza" || *c.WorkspaceDir != "../workspace" || c.SharedPath.Path != "../GLOBAL.md" || c.SharedPath.Disabled {
+		t.Errorf("top level: %+v", c)
+	}
+	if len(c.NativePaths) != 1 || *c.Discover {
+		t.Errorf("native_paths/discover: %v %v", c.NativePaths, *c.Discover)
+	}
+	if len(c.Sources) != 2 {
+		t.Fatalf("sources: %d", len(c.Sources))
+	}
+	s := c.Sources[0]
+	if s.ID != "note" || *s.Text != "A note." || *s.Order != 2.5 || strings.Join(s.Audience, ",") != "claude,codex" ||
+		s.Delivery != "hook" || s.Origin != "cli" || s.Scope != "session" || s.ConfigPath != "ctx.toml" || s.NativeEvidence != "x" || s.Line != 8 {
+		t.Errorf("source 0: %+v", s)
+	}
+	if s := c.Sources[1]; *s.Path != "notes/a.md" || strings.Join(s.Audience, ",") != "claude" || s.Order != nil || s.Line != 20 {
+		t.Errorf("source 1: %+v", s)
+	}
+	if len(c.Budgets) != 3 || c.Budgets[0].Name != "memory" || *c.Budgets[0].MaxChars != 12 || *c.Budgets[0].MaxLines != 3 ||
+		c.Budgets[1].Name != "note" || c.Budgets[1].MaxChars != nil || c.Budgets[2].MaxLines != nil || c.Budgets[0].Line != 26 {
+		t.Errorf("budgets: %+v", c.Budgets)
+	}
+	if *c.Audit.LayerTokens != 2000 || !math.IsInf(*c.Audit.TotalTokens, 1) {
+		t.Errorf("audit: %v %v", *c.Audit.LayerTokens, *c.Audit.TotalTokens)
+	}
+}
+
+func TestSharedPathFalse(t *testing.T) {
+	c, err := Decode("ctx.toml", []byte("shared_path = false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.SharedPath.Set || !c.SharedPath.Disabled {
+		t.Errorf("got %+v", c.SharedPath)
+	}
+	c, err = Decode("ctx.toml", []byte(""))
+	if err != nil || c.SharedPath.Set || c.Agent != nil || c.Discover != nil || c.NativePaths != nil {
+		t.Errorf("empty file: %+v %v", c, err)
+	}
+}
+
+func TestDecodeErrors(t *testing.T) {
+	for _, tc := range []struct {
+		name, src, want string
+	}{
+		{"malformed", "agent = \n", "ctx.toml:1: invalid TOML"},
+		{"unknown top", "agnet = \"x\"\n", "ctx.toml:1: agnet: unknown key"},
+		{"agent type", "\nagent = 3\n", "ctx.toml:2: agent: must be a string, not an integer"},
+		{"agent blank", "agent = \" \"\n", "ctx.toml:1: agent: must not be empty"},
+		{"shared true", "shared_path = true\n", "ctx.toml:1: shared_path: must be a path or false, not true"},
+		{"shared number", "shared_path = 1\n", "shared_path: must be a path or false, not an integer"},
+		{"shared blank", "shared_path = \"\"\n", "shared_path: must not be empty"},
+		{"native not list", "native_paths = \"a\"\n", "native_paths: must be an array of strings, not a string"},
+		{"native entry", "native_paths = [\"a\",\n  \"\"]\n", "ctx.toml:2: native_paths[1]: must not be empty"},
+		{"discover", "discover = 1\n", "discover: must be a boolean"},
+		{"workspace blank", "workspace_dir = \"\"\n", "workspace_dir: must not be empty"},
+		{"sources not array", "sources = 1\n", "sources: must be an array of tables"},
+		{"source missing id", "[[sources]]\nkind = \"k\"\ntext = \"x\"\n", "ctx.toml:1: sources[0]: missing id"},
+		{"source empty id", "[[sources]]\nid = \"\"\nkind = \"k\"\ntext = \"x\"\n", "ctx.toml:2: sources[0].id: must not be empty"},
+		{"source empty kind", "[[sources]]\nid = \"a\"\nkind = \" \"\ntext = \"x\"\n", "ctx.toml:3: sources[0].kind: must not be empty"},
+		{"source neither", "[[sources]]\nid = \"a\"\nkind = \"k\"\n", "sources[0]: set exactly one of path and text"},
+		{"source both", "[[sources]]\nid = \"a\"\nkind = \"k\"\npath = \"p\"\ntext = \"t\"\n", "ctx.toml:5: sources[0].text: set exactly one of path and text, not both"},
+		{"source empty path", "[[sources]]\nid = \"a\"\nkind = \"k\"\npath = \"\"\n", "ctx.toml:4: sources[0].path: must not be empty"},
+		{"source text type", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = 1\n", "sources[0].text: must be a string, not an integer"},
+		{"second source", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\n[[sources]]\nid = \"b\"\nkind = \"k\"\ntext = \"x\"\nbad = 1\n", "ctx.toml:9: sources[1].bad: unknown key"},
+		{"audience empty entry", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\naudience = [\"\"]\n", "sources[0].audience[0]: must not be empty"},
+		{"audience empty list", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\naudience = []\n", "sources[0].audience: must not be an empty list"},
+		{"audience type", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\naudience = 1\n", "sources[0].audience: must be a string or an array of strings"},
+		{"delivery", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\ndelivery = \"mail\"\n", "sources[0].delivery: must be consumer, hook or native, not \"mail\""},
+		{"order string", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\norder = \"1\"\n", "sources[0].order: must be a number, not a string"},
+		{"order inf", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\norder = inf\n", "sources[0].order: must be a finite number"},
+		{"order nan", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\norder = nan\n", "sources[0].order: must be a finite number"},
+		{"budgets not table", "budgets = 1\n", "budgets: must be a table, not an integer"},
+		{"budget not table", "[budgets]\nx = 1\n", "ctx.toml:2: budgets.x: must be a table, not an integer"},
+		{"budget empty", "[budgets.x]\n", "ctx.toml:1: budgets.x: set max_chars or max_lines"},
+		{"budget other field", "[budgets.x]\nmax_chars = 1\nmax_tokens = 2\n", "ctx.toml:3: budgets.x.max_tokens: unknown key"},
+		{"budget negative", "[budgets.x]\nmax_chars = -1\n", "budgets.x.max_chars: must be a nonnegative whole number or inf, not -1"},
+		{"budget fraction", "[budgets.x]\nmax_lines = 1.5\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not 1.5"},
+		{"budget string", "[budgets.x]\nmax_lines = \"ten\"\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not \"ten\""},
+		{"budget -inf", "[budgets.x]\nmax_lines = -inf\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not -Inf"},
+		{"budget nan", "[budgets.x]\nmax_lines = nan\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not NaN"},
+		{"audit negative", "[audit]\nlayer_tokens = -1\n", "ctx.toml:2: audit.layer_tokens: must be a nonnegative number or inf, not -1"},
+		{"audit string", "[audit]\ntotal_tokens = \"many\"\n", "audit.total_tokens: must be a nonnegative number or inf, not \"many\""},
+		{"audit unknown", "[audit]\ntokens = 1\n", "audit.tokens: unknown key"},
+		{"quoted key", "[budgets.\"a b\"]\nmax_chars = -1\n", "ctx.toml:2: budgets.\"a b\".max_chars: must be a nonnegative"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := Decode("ctx.toml", []byte(tc.src))
+			if err == nil {
+				t.Fatalf("no error, want %q", tc.want)
+			}
+			if !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("error %q\nwant it to contain %q", err, tc.want)
+			}
+		})
+	}
+}
+
+func TestFractionalThreshold(t *testing.T) {
+	c, err := Decode("ctx.toml", []byte("[audit]\nlayer_tokens = 2.5\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// tokens are whole numbers: > 2.5 holds exactly when > 2
+	if *c.Audit.LayerTokens != 2 {
+		t.Errorf("got %v", *c.Audit.LayerTokens)
+	}
+}
+
+func TestLines(t *testing.T) {
+	src := "a = 1\n\n[t]\nb = { c = 1, d = [1,\n 2] }\n[[arr]]\nx = 1\n[[arr]]\n\nx = 2\n[arr.sub]\ny = 3\n"
+	d, err := Parse("f.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{
+		"a": 1, "t": 3, "t.b": 4, "t.b.c": 4, "t.b.d[1]": 5, "arr[0]": 6, "arr[0].x": 7,
+		"arr[1]": 8, "arr[1].x": 10, "arr[1].sub.y": 12, "missing": 0, "t.b.zzz": 4,
+	} {
+		if got := d.Line(path); got != want {
+			t.Errorf("Line(%q) = %d, want %d", path, got, want)
+		}
+	}
+}
+
+func FuzzDecode(f *testing.F) {
+	for _, s := range []string{
+		"agent = \"x\"\n[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"t\"\n",
+		"[budgets.a]\nmax_chars = 1\n[audit]\nlayer_tokens = inf\n",
+		"a = { b = [1, { c = 2 }] }\n[[x.y]]\n[x.y.z]\n",
+		"shared_path = false\nnative_paths = [\"a\"]\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		c, err := Decode("f.toml", data)
+		if err == nil && c == nil {
+			t.Fatal("nil config without error")
+		}
+		if err != nil {
+			if _, ok := err.(*Error); !ok {
+				t.Fatalf("error of type %T: %v", err, err)
+			}
+		}
+	})
+}

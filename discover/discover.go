@@ -34,6 +34,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode/utf8"
 )
 
 // Delivery values.
@@ -169,6 +170,9 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 	if Blank(opts.ProjectDir) {
 		return nil, &Error{Field: "project_dir", Msg: "must not be empty"}
 	}
+	if opts.SharedMode == SharedPath && Blank(opts.SharedPath) {
+		return nil, &Error{Field: "shared_path", Msg: "must not be empty"}
+	}
 	project, err := ProjectDir(opts.ProjectDir, opts.Home)
 	if err != nil {
 		return nil, err
@@ -291,6 +295,9 @@ func extra(project, home string, i int, e Extra) (Candidate, error) {
 	c := Candidate{
 		ID: e.ID, Kind: e.Kind, Text: e.Text, Audience: e.Audience, Delivery: e.Delivery,
 		Origin: e.Origin, Scope: e.Scope, ConfigPath: e.ConfigPath, NativeEvidence: e.NativeEvidence,
+	}
+	if e.Text != nil && !utf8.ValidString(*e.Text) {
+		return Candidate{}, fail(".text", "must be valid UTF-8")
 	}
 	if e.Path != nil {
 		if Blank(*e.Path) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ctxaudit/ctx/schemas/schematest"
 )
 
 // TestMain registers the ctx command for the scripts: `exec ctx ...` runs
@@ -29,7 +31,8 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"unwork": cmdUnwork,
+			"unwork":        cmdUnwork,
+			"validmanifest": cmdValidManifest,
 		},
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine
@@ -57,5 +60,22 @@ func cmdUnwork(ts *testscript.TestScript, neg bool, args []string) {
 		s := strings.ReplaceAll(string(data), real, "$WORK")
 		s = strings.ReplaceAll(s, work, "$WORK")
 		ts.Check(os.WriteFile(p, []byte(s), 0o644))
+	}
+}
+
+// cmdValidManifest checks files against the manifest JSON Schema:
+// validmanifest FILE...
+func cmdValidManifest(ts *testscript.TestScript, neg bool, args []string) {
+	if len(args) == 0 {
+		ts.Fatalf("usage: validmanifest FILE...")
+	}
+	for _, f := range args {
+		err := schematest.CheckManifest([]byte(ts.ReadFile(f)))
+		if neg && err == nil {
+			ts.Fatalf("%s is a valid manifest", f)
+		}
+		if !neg && err != nil {
+			ts.Fatalf("%s: %v", f, err)
+		}
 	}
 }

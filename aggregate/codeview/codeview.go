@@ -1,0 +1,306 @@
+package codeview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctxaudit/ctx/internal/treesitter"
+)
+
+// Language names a programming language that codeview can parse.
+type Language string
+
+// The languages with skeleton, outline and mask views.
+const (
+	Python     Language = "python"
+	C          Language = "c"
+	CPP        Language = "cpp"
+	Go         Language = "go"
+	JavaScript Language = "javascript"
+	TypeScript Language = "typescript"
+	TSX        Language = "tsx"
+	Rust       Language = "rust"
+	Java       Language = "java"
+)
+
+// ErrUnsupported is returned by the views for a language without a parser.
+// Callers fall back to [Summary].
+var ErrUnsupported = errors.New("codeview: language not supported")
+
+// extensions maps a lower-case file extension to its language.
+var extensions = map[string]Language{
+	".py": Python, ".pyi": Python,
+	".c": C, ".h": C,
+	".cc": CPP, ".cpp": CPP, ".cxx": CPP, ".hpp": CPP, ".hh": CPP, ".hxx": CPP,
+	".go":  Go,
+	".js":  JavaScript, ".mjs": JavaScript, ".cjs": JavaScript, ".jsx": JavaScript,
+	".ts":  TypeScript, ".mts": TypeScript, ".cts": TypeScript,
+	".tsx": TSX,
+	".rs":  Rust,
+	".java": Java,
+}
+
+// Detect returns the language of path, chosen by its extension
+// (case-insensitive): .py .pyi .c .h .cc .cpp .cxx .hpp .hh .hxx .go
+// .js .mjs .cjs .jsx .ts .mts .cts .tsx .rs .java. A .h header is read as C.
+func Detect(path string) (Language, bool) {
+	l, ok := extensions[strings.ToLower(filepath.Ext(path))]
+	return l, ok
+}
+
+// grammar returns the tree-sitter grammar for lang.
+func grammar(lang Language) (treesitter.Grammar, bool) {
+	switch lang {
+	case Python:
+		return treesitter.Python, true
+	case C:
+		return treesitter.C, true
+	case CPP:
+		return treesitter.CPP, true
+	case Go:
+		return treesitter.Go, true
+	case JavaScript:
+		return treesitter.JavaScript, true
+	case TypeScript:
+		return treesitter.TypeScript, true
+	case TSX:
+		return treesitter.TSX, true
+	case Rust:
+		return treesitter.Rust, true
+	case Java:
+		return treesitter.Java, true
+	}
+	return "", false
+}
+
+// Symbol is a named declaration found in a source file.
+type Symbol struct {
+	// Name is the symbol's own name, e.g. "send". For a C++ definition
+	// written with a qualified name outside its class it is that name as
+	// written, e.g. "Client::send".
+	Name string
+	// Path is the qualified name used by [Mask]: "Client.send" for Python,
+	// JavaScript, TypeScript, Java and Go methods, "Outer::Inner::name" for
+	// C++ and Rust.
+	Path string
+	// Kind is the label used in outlines, e.g. "Class", "Func", "Method".
+	Kind string
+	// StartLine and EndLine are the 1-based, inclusive lines of the
+	// symbol's tree-sitter node (decorators and annotations included).
+	StartLine int
+	EndLine   int
+	// Depth is the nesting level: 0 for a top-level symbol.
+	Depth int
+}
+
+// sym is a symbol with what the views need from its node.
+type sym struct {
+	Symbol
+	node treesitter.Node // the node whose range is the symbol's range
+	doc  string          // first line of the docstring (Python only)
+	// render returns the signature form: the declaration with its body
+	// elided. Nil means the signature is the definition itself.
+	sig func() string
+}
+
+// parsed holds a tree and its source for one view call.
+type parsed struct {
+	lang Language
+	src  []byte
+	tree *treesitter.Tree
+}
+
+func parse(ctx context.Context, lang Language, src []byte) (*parsed, error) {
+	g, ok := grammar(lang)
+	if !ok {
+		return nil, fmt.Errorf("%w: %q", ErrUnsupported, lang)
+	}
+	t, err := treesitter.Parse(ctx, g, src)
+	if err != nil {
+		return nil, err
+	}
+	return &parsed{lang: lang, src: src, tree: t}, nil
+}
+
+func (p *parsed) close() { p.tree.Close() }
+
+// symbols lists the symbols of a parsed file in source order.
+func (p *parsed) symbols(ctx context.Context) ([]sym, error) {
+	if p.lang == Python {
+		return pySymbols(ctx, p.src, p.tree.Root())
+	}
+	return braceSymbols(ctx, p.lang, p.src, p.tree.Root())
+}
+
+// Symbols lists the symbols (classes, functions, methods, types, ...) of src
+// in source order, parents before their children.
+func Symbols(ctx context.Context, lang Language, src []byte) ([]Symbol, error) {
+	p, err := parse(ctx, lang, src)
+	if err != nil {
+		return nil, err
+	}
+	defer p.close()
+	ss, err := p.symbols(ctx)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]Symbol, len(ss))
+	for i, s := range ss {
+		out[i] = s.Symbol
+	}
+	return out, nil
+}
+
+// Skeleton returns src with every function and method body elided, keeping
+// imports, type and class declarations, signatures and docstrings or doc
+// comments. See the package documentation for the exact rules per language.
+func Skeleton(ctx context.Context, lang Language, src []byte) (string, error) {
+	p, err := parse(ctx, lang, src)
+	if err != nil {
+		return "", err
+	}
+	defer p.close()
+	if lang == Python {
+		return pySkeleton(ctx, src, p.tree.Root())
+	}
+	return braceSkeleton(ctx, lang, src, p.tree.Root())
+}
+
+// Outline returns one line per symbol: two spaces of indent per depth, then
+// "[Kind] name (Lines s-e)". For Python, the first line of a docstring
+// follows its symbol, indented one level deeper.
+func Outline(ctx context.Context, lang Language, src []byte) (string, error) {
+	p, err := parse(ctx, lang, src)
+	if err != nil {
+		return "", err
+	}
+	defer p.close()
+	ss, err := p.symbols(ctx)
+	if err != nil {
+		return "", err
+	}
+	var b strings.Builder
+	for _, s := range ss {
+		indent := strings.Repeat("  ", s.Depth)
+		label := s.Name
+		if s.Depth == 0 {
+			label = s.Path
+		}
+		fmt.Fprintf(&b, "%s[%s] %s (Lines %d-%d)\n", indent, s.Kind, label, s.StartLine, s.EndLine)
+		if s.doc != "" {
+			fmt.Fprintf(&b, "%s  %s\n", indent, s.doc)
+		}
+	}
+	return b.String(), nil
+}
+
+// Mask modes accepted by [Mask].
+const (
+	MaskDef  = "def"  // the whole definition
+	MaskSig  = "sig"  // the declaration with its body elided
+	MaskHide = "hide" // nothing
+)
+
+// UnknownSymbolsError reports mask entries that name no symbol of the file
+// or carry an invalid mode.
+type UnknownSymbolsError struct {
+	Names []string // sorted symbol paths not found in the file
+	Modes []string // sorted "path=mode" entries with a mode other than def, sig, hide
+}
+
+func (e *UnknownSymbolsError) Error() string {
+	var parts []string
+	if len(e.Names) > 0 {
+		q := make([]string, len(e.Names))
+		for i, n := range e.Names {
+			q[i] = fmt.Sprintf("%q", n)
+		}
+		parts = append(parts, "unknown symbols in mask: "+strings.Join(q, ", "))
+	}
+	if len(e.Modes) > 0 {
+		parts = append(parts, "invalid mask modes (want def, sig or hide): "+strings.Join(e.Modes, ", "))
+	}
+	return "codeview: " + strings.Join(parts, "; ")
+}
+
+// Mask renders, for each entry of mask (symbol path -> "def" | "sig" |
+// "hide"), the definition, the signature only, or nothing, in source order,
+// joined by "\n\n". A path that matches several symbols (overloads, a
+// property's getter and setter) renders each of them. A definition or
+// signature is copied from the start of its first line, so it keeps its
+// original indentation.
+//
+// Entries naming no symbol, or with another mode, are reported by an
+// *[UnknownSymbolsError]; the entries that did resolve are still rendered
+// and returned with it.
+func Mask(ctx context.Context, lang Language, src []byte, mask map[string]string) (string, error) {
+	p, err := parse(ctx, lang, src)
+	if err != nil {
+		return "", err
+	}
+	defer p.close()
+	ss, err := p.symbols(ctx)
+	if err != nil {
+		return "", err
+	}
+	found := map[string]bool{}
+	var parts []string
+	for _, s := range ss {
+		mode, ok := mask[s.Path]
+		if !ok {
+			continue
+		}
+		found[s.Path] = true
+		switch mode {
+		case MaskDef:
+			parts = append(parts, linePrefix(src, s.node.StartByte())+s.node.Text(src))
+		case MaskSig:
+			text := s.node.Text(src)
+			if s.sig != nil {
+				text = s.sig()
+			}
+			parts = append(parts, linePrefix(src, s.node.StartByte())+text)
+		}
+	}
+	uerr := &UnknownSymbolsError{}
+	for path, mode := range mask {
+		if !found[path] {
+			uerr.Names = append(uerr.Names, path)
+		}
+		if mode != MaskDef && mode != MaskSig && mode != MaskHide {
+			uerr.Modes = append(uerr.Modes, path+"="+mode)
+		}
+	}
+	out := strings.Join(parts, "\n\n")
+	if len(uerr.Names) > 0 || len(uerr.Modes) > 0 {
+		sort.Strings(uerr.Names)
+		sort.Strings(uerr.Modes)
+		return out, uerr
+	}
+	return out, nil
+}
+
+// linePrefix returns the whitespace between the start of the line holding
+// offset and offset, or "" when that stretch holds anything else.
+func linePrefix(src []byte, offset int) string {
+	start := lineStart(src, offset)
+	pre := src[start:offset]
+	for _, c := range pre {
+		if c != ' ' && c != '\t' && c != '\f' {
+			return ""
+		}
+	}
+	return string(pre)
+}
+
+// lineStart returns the offset of the first byte of the line holding offset.
+func lineStart(src []byte, offset int) int {
+	for offset > 0 && src[offset-1] != '\n' {
+		offset--
+	}
+	return offset
+}

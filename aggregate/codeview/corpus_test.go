@@ -1,0 +1,184 @@
+package codeview
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The corpus tests run the views over real code: the Python standard library
+// of this machine's python3 and the Go standard library under GOROOT. By
+// default they check a deterministic sample (every corpusStride-th file in
+// sorted order); CTX_CORPUS=full checks every file.
+
+const corpusStride = 10
+
+func corpusSample(files []string) []string {
+	sort.Strings(files)
+	if os.Getenv("CTX_CORPUS") == "full" {
+		return files
+	}
+	var out []string
+	for i := 0; i < len(files); i += corpusStride {
+		out = append(out, files[i])
+	}
+	return out
+}
+
+// pyChecker compiles each original and skeleton and compares their class
+// and function names (qualified, as a multiset, not looking inside function
+// bodies, since a skeleton elides those). It reads "orig\tskeleton" lines on
+// stdin and writes one JSON object per line.
+const pyChecker = `
+import ast, json, sys, warnings
+warnings.simplefilter("ignore")
+
+def names(tree):
+    out = []
+    def walk(node, prefix):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                out.append(prefix + child.name)
+            elif isinstance(child, ast.ClassDef):
+                out.append(prefix + child.name)
+                walk(child, prefix + child.name + ".")
+            else:
+                walk(child, prefix)
+    walk(tree, "")
+    return sorted(out)
+
+def load(path):
+    with open(path, "rb") as f:
+        data = f.read()
+    compile(data, path, "exec", dont_inherit=True)
+    return names(ast.parse(data, path))
+
+for line in sys.stdin:
+    orig, skel = line.rstrip("\n").split("\t")
+    res = {"path": orig}
+    try:
+        want = load(orig)
+    except (SyntaxError, ValueError, UnicodeDecodeError) as e:
+        res["skip"] = "original does not compile: %s" % e
+        print(json.dumps(res), flush=True)
+        continue
+    try:
+        got = load(skel)
+    except (SyntaxError, ValueError, UnicodeDecodeError) as e:
+        res["error"] = "skeleton does not compile: %s" % e
+        print(json.dumps(res), flush=True)
+        continue
+    if got != want:
+        res["error"] = "names differ: missing %s, extra %s" % (
+            sorted(set(want) - set(got))[:10], sorted(set(got) - set(want))[:10])
+    print(json.dumps(res), flush=True)
+`
+
+func TestCorpusPythonStdlib(t *testing.T) {
+	if testing.Short() {
+		t.Skip("corpus test skipped in -short mode")
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("python3 not found on PATH: cannot check skeletons against the Python standard library")
+	}
+	out, err := exec.Command(py, "-c", `import sysconfig;print(sysconfig.get_paths()["stdlib"])`).Output()
+	if err != nil {
+		t.Skipf("python3 cannot report its stdlib path: %v", err)
+	}
+	stdlib := strings.TrimSpace(string(out))
+	var files []string
+	err = filepath.WalkDir(stdlib, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if d.IsDir() && (d.Name() == "site-packages" || d.Name() == "dist-packages" || d.Name() == "__pycache__") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".py") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil || len(files) == 0 {
+		t.Skipf("no Python sources under %s (%v)", stdlib, err)
+	}
+	files = corpusSample(files)
+
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	var list strings.Builder
+	var viewErrors []string
+	for i, f := range files {
+		src, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		skel, err := Skeleton(ctx, Python, src)
+		if err != nil {
+			viewErrors = append(viewErrors, fmt.Sprintf("%s: %v", f, err))
+			continue
+		}
+		sp := filepath.Join(dir, fmt.Sprintf("%05d.py", i))
+		if err := os.WriteFile(sp, []byte(skel), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		fmt.Fprintf(&list, "%s\t%s\n", f, sp)
+	}
+
+	cmd := exec.CommandContext(ctx, py, "-c", pyChecker)
+	cmd.Stdin = strings.NewReader(list.String())
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	checked, skipped := 0, 0
+	var failures []string
+	sc := bufio.NewScanner(stdout)
+	sc.Buffer(make([]byte, 1<<20), 1<<20)
+	for sc.Scan() {
+		var res struct{ Path, Skip, Error string }
+		if err := json.Unmarshal(sc.Bytes(), &res); err != nil {
+			t.Fatalf("bad checker output %q: %v", sc.Text(), err)
+		}
+		switch {
+		case res.Skip != "":
+			skipped++
+		case res.Error != "":
+			checked++
+			failures = append(failures, res.Path+": "+res.Error)
+		default:
+			checked++
+		}
+	}
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("python checker: %v\n%s", err, stderr.String())
+	}
+	failures = append(failures, viewErrors...)
+	t.Logf("python stdlib %s: %d files sampled, %d checked, %d skipped (original does not compile), %d failures",
+		stdlib, len(files), checked, skipped, len(failures))
+	for i, f := range failures {
+		if i == 20 {
+			t.Errorf("... and %d more failures", len(failures)-20)
+			break
+		}
+		t.Error(f)
+	}
+	if checked == 0 {
+		t.Error("no file was checked")
+	}
+}

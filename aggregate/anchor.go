@@ -205,7 +205,10 @@ func ResolveSlice(src []byte, s Slice) SliceResult {
 	if st, en, ok := byAnchors(lines, s.AnchorLines, n); ok {
 		score := -1.0
 		if fp != nil {
-			score = dice(fp, digests[st-1:en])
+			// stay between the anchors, but drop lines inserted next to them
+			var s0, e0 int
+			s0, e0, score = refine(digests, fp, st-1, en-1, st-1, en-1)
+			st, en = s0+1, e0+1
 		}
 		if fp == nil || score >= anchoredThreshold {
 			return found(ResolutionAnchored, st, en, max(score, 0))
@@ -435,30 +438,35 @@ func fuzzySearch(digests, fp []string) (int, int, float64, bool) {
 	if scores[best] < fuzzyThreshold || scores[best]-runner < fuzzyMargin {
 		return 0, 0, 0, false
 	}
-	// refine: grow or shrink each end by up to fuzzyRefine lines
-	bs, be, bsc := best, best+w-1, scores[best]
+	st, en, sc := refine(digests, fp, best, best+w-1, 0, len(digests)-1)
+	return st + 1, en + 1, sc, true
+}
+
+// refine moves each end of the 0-based range [st, en] by up to fuzzyRefine
+// lines, within [lo, hi], to the best dice score (ties: the length closest
+// to the fingerprint's), then drops blank lines pulled in at the ends.
+func refine(digests, fp []string, st, en, lo, hi int) (int, int, float64) {
+	n := len(fp)
+	bs, be, bsc := st, en, dice(fp, digests[st:en+1])
 	for ds := -fuzzyRefine; ds <= fuzzyRefine; ds++ {
 		for de := -fuzzyRefine; de <= fuzzyRefine; de++ {
-			st, en := best+ds, best+w-1+de
-			if st < 0 || en >= len(digests) || en < st {
+			s, e := st+ds, en+de
+			if s < lo || e > hi || e < s {
 				continue
 			}
-			sc := dice(fp, digests[st:en+1])
-			better := sc > bsc+1e-12 ||
-				(sc > bsc-1e-12 && abs((en-st+1)-n) < abs((be-bs+1)-n))
-			if better {
-				bs, be, bsc = st, en, sc
+			sc := dice(fp, digests[s:e+1])
+			if sc > bsc+1e-12 || (sc > bsc-1e-12 && abs((e-s+1)-n) < abs((be-bs+1)-n)) {
+				bs, be, bsc = s, e, sc
 			}
 		}
 	}
-	// trim blank lines the refinement may have pulled in at the ends
 	for bs < be && digests[bs] == "-" && fp[0] != "-" {
 		bs++
 	}
 	for be > bs && digests[be] == "-" && fp[n-1] != "-" {
 		be--
 	}
-	return bs + 1, be + 1, bsc, true
+	return bs, be, bsc
 }
 
 func abs(x int) int {

@@ -1,0 +1,194 @@
+package aggregate
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Golden files live in testdata/golden and are rewritten only with
+// CTX_UPDATE=1; never edit them by hand.
+func golden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	p := filepath.Join("testdata", "golden", name)
+	if os.Getenv("CTX_UPDATE") != "" {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, got, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatalf("missing golden file (run with CTX_UPDATE=1): %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
+		for i := 0; i < max(len(gl), len(wl)); i++ {
+			var g, w string
+			if i < len(gl) {
+				g = gl[i]
+			}
+			if i < len(wl) {
+				w = wl[i]
+			}
+			if g != w {
+				t.Fatalf("%s differs at line %d:\n got: %q\nwant: %q\n(rerun with CTX_UPDATE=1 if the change is intended)", p, i+1, g, w)
+			}
+		}
+		t.Fatalf("%s differs", p)
+	}
+}
+
+// itemsJSON renders items and screenshots with times zeroed, as goldens.
+func itemsJSON(t *testing.T, items []Item, shots []Screenshot) []byte {
+	t.Helper()
+	for i := range items {
+		items[i].MTime = time.Time{}
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(struct {
+		Items       []Item       `json:"items"`
+		Screenshots []Screenshot `json:"screenshots,omitempty"`
+	}{items, shots}); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+const project = "testdata/project"
+
+func projectSrc(t *testing.T, rel string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(project, rel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func pin(t *testing.T, rel string, start, end int, tag, comment string) Slice {
+	t.Helper()
+	s, err := NewSlice(projectSrc(t, rel), start, end, tag, comment)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+var codeFiles = []string{"src/app.py", "src/pkg/util.go", "native/engine.c", "native/engine.h", "native/shapes.cpp",
+	"web/app.js", "web/types.ts", "native/lib.rs", "native/Main.java", "README.md", "config.toml"}
+
+func withView(mode ViewMode, paths ...string) []FileItem {
+	out := make([]FileItem, len(paths))
+	for i, p := range paths {
+		out[i] = FileItem{Path: p, ViewMode: mode}
+	}
+	return out
+}
+
+func goldenCases(t *testing.T) []struct {
+	name string
+	opts Options
+} {
+	stale := pin(t, "src/app.py", 9, 10, "stale", "")
+	stale.ContentHash = strings.Repeat("0", 64)
+	stale.Fingerprint = "aaaaaa bbbbbb"
+	stale.AnchorLines = Anchors{}
+	return []struct {
+		name string
+		opts Options
+	}{
+		{"full", Options{Files: []FileItem{{Path: "**"}}, Strategy: StrategyFull}},
+		{"summarize", Options{Files: []FileItem{{Path: "**"}}, Strategy: StrategySummarize}},
+		{"summary_only", Options{Files: withView(ViewFull, "README.md", "config.toml", "src/app.py"), SummaryOnly: true}},
+		{"summary_view", Options{Files: withView(ViewSummary, codeFiles...)}},
+		{"skeleton", Options{Files: withView(ViewSkeleton, codeFiles...)}},
+		{"outline", Options{Files: withView(ViewOutline, codeFiles...)}},
+		{"masked", Options{Files: []FileItem{
+			{Path: "src/app.py", ViewMode: ViewMasked, ASTMask: map[string]string{"Client.send": "def", "Client": "sig", "_helper": "hide"}},
+			{Path: "src/pkg/util.go", ViewMode: ViewMasked, ASTMask: map[string]string{"Sum": "def"}, ASTSignatures: true},
+			{Path: "native/shapes.cpp", ViewMode: ViewMasked, ASTMask: map[string]string{"geo::area": "def", "geo::Box": "sig"}},
+			{Path: "native/lib.rs", ViewMode: ViewMasked, ASTDefinitions: true},
+			{Path: "README.md", ViewMode: ViewMasked, ASTMask: map[string]string{"x": "def"}},
+		}}},
+		{"none_custom", Options{Files: []FileItem{
+			{Path: "NOTES", ViewMode: ViewNone},
+			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []Slice{
+				pin(t, "src/app.py", 22, 24, "client", "the class header"),
+				{StartLine: 44, EndLine: 45},
+				stale,
+			}},
+			{Path: "README.md", ViewMode: ViewCustom, CustomSlices: []Slice{pin(t, "README.md", 7, 10, "fence", "contains ```")}},
+			{Path: "config.toml", ViewMode: ViewNone, ForceFull: true},
+			{Path: "web/app.js", NoAutoAggregate: true},
+			{Path: "web/types.ts", ViewMode: ViewCustom},
+		}}},
+		{"tier3", Options{
+			Files: []FileItem{{Path: "src/**"}, {Path: "native/*"}, {Path: "README.md"}, {Path: "NOTES", ViewMode: ViewNone},
+				{Path: "native/engine.c", Tier: 3}, {Path: "web/app.js", ForceFull: true}},
+			Focus: []string{"app.py", "native/engine.h", "pp.py"},
+		}},
+		{"errors", Options{Files: []FileItem{
+			{Path: "src/**/*.rb"}, {Path: "missing/file.py"}, {Path: "history.toml"}, {Path: "data.bin"},
+			{Path: "docs/*"}, {Path: "src/**/*.py"}, {Path: "src/app.py", ViewMode: ViewSummary},
+		}}},
+		{"limits", Options{Files: withView(ViewFull, "NOTES", "src/app.py"), MaxFileBytes: 100}},
+		{"sections", Options{
+			Files:       withView(ViewFull, "README.md", "NOTES"),
+			Screenshots: []string{"shots/*.png", "shots/missing.png"},
+			History:     "### Discussion Excerpt 1\n\nUser: hello\n\n---\n\n### Discussion Excerpt 2\n\nAI: hi\n",
+		}},
+	}
+}
+
+func TestGolden(t *testing.T) {
+	base, err := filepath.Abs(project)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range goldenCases(t) {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.opts
+			o.BaseDir = project
+			o.Concurrency = 3
+			res, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, tc.name+".md", []byte(res.Markdown))
+			js := itemsJSON(t, res.Items, res.Screenshots)
+			golden(t, tc.name+".json", js)
+			if o.History != "" {
+				golden(t, tc.name+".static.md", []byte(res.Static))
+				if !strings.HasPrefix(res.Markdown, res.Static) {
+					t.Error("the static markdown is not a prefix of the whole")
+				}
+			}
+			for _, out := range [][]byte{[]byte(res.Markdown), js} {
+				if bytes.Contains(out, []byte(base)) {
+					t.Errorf("output contains the host path %s", base)
+				}
+			}
+			// the same run is deterministic whatever the concurrency
+			o.Concurrency = 1
+			res2, err := Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if res2.Markdown != res.Markdown {
+				t.Error("markdown differs between concurrency 3 and 1")
+			}
+		})
+	}
+}

@@ -1,0 +1,352 @@
+package aggregate
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// tree writes files (slash paths → content) below a new temporary directory.
+func tree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		abs := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func labels(items []Item) []string {
+	var out []string
+	for _, it := range items {
+		out = append(out, it.Path)
+	}
+	return out
+}
+
+func build(t *testing.T, o Options) []Item {
+	t.Helper()
+	items, err := BuildItems(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return items
+}
+
+func TestGitignore(t *testing.T) {
+	dir := tree(t, map[string]string{
+		".git/info/exclude":  "secret.txt\n",
+		".git/config":        "[core]\n",
+		".gitignore":         "# comment\n*.log\nbuild/\n!keep.log\n",
+		"a.txt":              "a",
+		"debug.log":          "x",
+		"keep.log":           "kept by a negation",
+		"secret.txt":         "excluded by info/exclude",
+		"build/out.txt":      "ignored dir",
+		"sub/.gitignore":     "local.txt\n/rooted.txt\n",
+		"sub/local.txt":      "ignored by the nested file",
+		"sub/rooted.txt":     "ignored, rooted at sub",
+		"sub/b.txt":          "b",
+		"sub/deep/local.txt": "ignored: nested patterns apply below",
+		"sub/deep/c.txt":     "c",
+		"other/local.txt":    "not ignored: the nested file does not apply here",
+		"other/rooted.txt":   "not ignored",
+	})
+	want := []string{".gitignore", "a.txt", "keep.log", "other/local.txt", "other/rooted.txt", "sub/.gitignore", "sub/b.txt", "sub/deep/c.txt"}
+	for _, entry := range []string{"**", "."} {
+		got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: entry}}}))
+		if strings.Join(got, " ") != strings.Join(want, " ") {
+			t.Errorf("%q: got %v, want %v", entry, got, want)
+		}
+	}
+	// a base directory below the repository root still uses the root's rules
+	got := labels(build(t, Options{BaseDir: filepath.Join(dir, "sub"), Files: []FileItem{{Path: "**/*.txt"}}}))
+	if strings.Join(got, " ") != "b.txt deep/c.txt" {
+		t.Errorf("from sub: got %v", got)
+	}
+	// naming an ignored file explicitly includes it
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "debug.log"}}})
+	if items[0].Status != StatusOK {
+		t.Errorf("explicit ignored file: %+v", items[0])
+	}
+}
+
+func TestResolveEntries(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"a/x.py":              "x = 1\n",
+		"a/y.py":              "y = 2\n",
+		"a/b/z.py":            "z = 3\n",
+		"a/history.toml":      "h",
+		"a/B_HISTORY.toml":    "h",
+		"a/notes_history.txt": "kept: not .toml",
+		"data.py":             "d = 0\n",
+	})
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{
+		{Path: "a/*.py"},
+		{Path: "a/**/*.py"}, // overlaps: z.py is new, x and y once
+		{Path: "a/y.py", ViewMode: ViewNone},
+		{Path: "a/*.rs"},
+		{Path: "nope.py"},
+		{Path: "a/**"},
+		{Path: "a/history.toml"},
+	}})
+	var got []string
+	for _, it := range items {
+		got = append(got, fmt.Sprintf("%s:%s:%s", it.Path, it.Status, it.ViewMode))
+	}
+	want := []string{
+		"a/x.py:ok:full", "a/y.py:ok:none", "a/b/z.py:ok:full",
+		"a/*.rs:error:full", "nope.py:error:full", "a/notes_history.txt:ok:full", "a/history.toml:error:full",
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Fatalf("got  %v\nwant %v", got, want)
+	}
+	if items[3].Error != "no files matched: a/*.rs" || items[4].Error != "file not found: nope.py" {
+		t.Errorf("errors: %q, %q", items[3].Error, items[4].Error)
+	}
+	if !strings.Contains(items[4].Content, "ERROR: file not found: nope.py") || !items[4].MTime.IsZero() {
+		t.Errorf("missing file item: %+v", items[4])
+	}
+}
+
+func TestBinaryAndLimits(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"nul.dat":  "abc\x00def",
+		"bad.txt":  "caf\xe9",
+		"ok.txt":   "fine\n",
+		"big.txt":  strings.Repeat("x", 200),
+		"fence.md": "a ``` b ````` c\n",
+	})
+	items := build(t, Options{BaseDir: dir, MaxFileBytes: 100, Files: []FileItem{{Path: "*"}}})
+	byPath := map[string]Item{}
+	for _, it := range items {
+		byPath[it.Path] = it
+	}
+	for _, p := range []string{"nul.dat", "bad.txt"} {
+		it := byPath[p]
+		if it.Status != StatusBinary || !strings.HasPrefix(it.Content, "(binary file not inlined") || it.Source.Bytes == 0 || it.Source.Hash == "" {
+			t.Errorf("%s: %+v", p, it)
+		}
+	}
+	if it := byPath["big.txt"]; it.Status != StatusError || !strings.Contains(it.Error, "file too large") {
+		t.Errorf("big.txt: %+v", it)
+	}
+	if it := byPath["fence.md"]; !strings.HasPrefix(it.Content, "``````md\n") || !strings.HasSuffix(it.Content, "\n``````") {
+		t.Errorf("fence.md content: %q", it.Content)
+	}
+}
+
+func TestFocusNeverBySubstring(t *testing.T) {
+	for _, tc := range []struct {
+		label string
+		focus []string
+		want  bool
+	}{
+		{"src/a.py", []string{"a.py"}, true},
+		{"data.py", []string{"a.py"}, false},
+		{"src/data.py", []string{"a.py"}, false},
+		{"src/a.py", []string{"src/a.py"}, true},
+		{"src/a.py", []string{"./src/a.py"}, true},
+		{"lib/src/a.py", []string{"src/a.py"}, false},
+		{"src/a.py", []string{"src"}, false},
+		{"src/a.py", []string{"a"}, false},
+	} {
+		if got := IsFocus(tc.label, tc.focus); got != tc.want {
+			t.Errorf("IsFocus(%q, %q) = %v", tc.label, tc.focus, got)
+		}
+	}
+	dir := tree(t, map[string]string{"a.py": "a = 1\n", "data.py": "d = 1\n"})
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "*.py"}}, Focus: []string{"a.py"}})
+	if !items[0].Focus || items[0].ViewMode != ViewFull || items[1].Focus || items[1].RequestedViewMode != ViewSkeleton {
+		t.Errorf("tier 3 items: %+v / %+v", items[0], items[1])
+	}
+}
+
+func TestAutoAggregateAndForceFull(t *testing.T) {
+	dir := tree(t, map[string]string{"a.txt": "A\n", "b.txt": "B\n"})
+	res, err := Run(context.Background(), Options{BaseDir: dir, Strategy: StrategySummarize, Files: []FileItem{
+		{Path: "a.txt", NoAutoAggregate: true},
+		{Path: "b.txt", ViewMode: ViewNone, ForceFull: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Items) != 2 || res.Items[0].AutoAggregate || res.Items[0].Emitted.Bytes != 0 || res.Items[0].Source.Bytes != 2 {
+		t.Errorf("auto_aggregate=false item: %+v", res.Items[0])
+	}
+	want := "## Files (Summary)\n\n### `b.txt`\n\n```txt\nB\n```"
+	if res.Markdown != want {
+		t.Errorf("markdown = %q, want %q", res.Markdown, want)
+	}
+}
+
+// fakeEngine supports .py; its views echo their input or fail on demand.
+type fakeEngine struct{ TextEngine }
+
+func (fakeEngine) Detect(p string) (string, bool) {
+	if strings.HasSuffix(p, ".py") {
+		return "python", true
+	}
+	return "", false
+}
+func (fakeEngine) Symbols(context.Context, string, []byte) ([]Symbol, error) {
+	return []Symbol{{Name: "f", Path: "f", Kind: "Func", StartLine: 1, EndLine: 1}}, nil
+}
+func (fakeEngine) Skeleton(_ context.Context, _ string, src []byte) (string, error) {
+	switch {
+	case bytes.Contains(src, []byte("PANIC")):
+		panic("boom")
+	case bytes.Contains(src, []byte("FAIL")):
+		return "", errors.New("parse failed")
+	case bytes.Contains(src, []byte("UNSUPPORTED")):
+		return "", fmt.Errorf("dialect: %w", ErrUnsupported)
+	}
+	return "skeleton of " + string(src), nil
+}
+func (fakeEngine) Mask(_ context.Context, _ string, _ []byte, mask map[string]string) (string, error) {
+	var parts []string
+	for _, k := range sortedKeys(mask) {
+		parts = append(parts, k+"="+mask[k])
+	}
+	return strings.Join(parts, ","), nil
+}
+
+func TestViewFailures(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"ok.py": "def f(): pass\n", "fail.py": "FAIL\n", "panic.py": "PANIC\n", "dialect.py": "UNSUPPORTED\n",
+		"doc.md": "# T\n", "m.py": "def f(): pass\n",
+	})
+	items := build(t, Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{
+		{Path: "ok.py", ViewMode: ViewSkeleton},
+		{Path: "fail.py", ViewMode: ViewSkeleton},
+		{Path: "panic.py", ViewMode: ViewSkeleton},
+		{Path: "dialect.py", ViewMode: ViewSkeleton},
+		{Path: "doc.md", ViewMode: ViewOutline},
+		{Path: "m.py", ViewMode: ViewMasked, ASTMask: map[string]string{"g": "hide"}, ASTSignatures: true},
+		{Path: "m.py", ViewMode: ViewMasked}, // same file: kept once
+	}})
+	if len(items) != 6 {
+		t.Fatalf("got %d items", len(items))
+	}
+	check := func(i int, status string, mode ViewMode, content, fallback string) {
+		t.Helper()
+		it := items[i]
+		if it.Status != status || it.ViewMode != mode || !strings.Contains(it.Content, content) || !strings.Contains(it.Fallback, fallback) {
+			t.Errorf("%s: status %s view %s fallback %q content %q", it.Path, it.Status, it.ViewMode, it.Fallback, it.Content)
+		}
+	}
+	check(0, StatusOK, ViewSkeleton, "skeleton of def f", "")
+	check(1, StatusError, ViewSkeleton, "ERROR in skeleton view mode for fail.py: parse failed", "")
+	check(2, StatusError, ViewSkeleton, "ERROR in skeleton view mode for panic.py: boom", "")
+	check(3, StatusOK, ViewSummary, "**PY**", "skeleton view not supported for python")
+	check(4, StatusOK, ViewSummary, "**MD**", "outline view not supported for md files")
+	check(5, StatusOK, ViewMasked, "f=sig,g=hide", "")
+}
+
+func TestNumberingConcurrent(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "ns_007.md"), []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "other_050.md"), nil, 0o644)
+	os.WriteFile(filepath.Join(dir, "ns_x.md"), nil, 0o644)
+	const n = 40
+	var wg sync.WaitGroup
+	paths := make([]string, n)
+	errs := make([]error, n)
+	payload := func(i int) []byte { return bytes.Repeat([]byte(fmt.Sprintf("run %02d\n", i)), 20000) }
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			paths[i], errs[i] = WriteNumbered(dir, "ns", payload(i))
+		}()
+	}
+	wg.Wait()
+	seen := map[string]bool{}
+	for i := 0; i < n; i++ {
+		if errs[i] != nil {
+			t.Fatal(errs[i])
+		}
+		if seen[paths[i]] {
+			t.Fatalf("two runs wrote %s", paths[i])
+		}
+		seen[paths[i]] = true
+		got, err := os.ReadFile(paths[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, payload(i)) {
+			t.Fatalf("%s holds %d bytes, not run %d's whole output", paths[i], len(got), i)
+		}
+	}
+	ents, _ := os.ReadDir(dir)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	sort.Strings(names)
+	if len(names) != n+3 || names[0] != "ns_007.md" || names[1] != "ns_008.md" || names[n] != fmt.Sprintf("ns_%03d.md", 7+n) {
+		t.Errorf("directory: %v", names)
+	}
+	if next, _ := NextIncrement(dir, "ns"); next != 8+n {
+		t.Errorf("NextIncrement = %d", next)
+	}
+	if _, err := WriteNumbered(dir, "../x", nil); err == nil {
+		t.Error("a namespace with a slash was accepted")
+	}
+}
+
+func TestRunWritesAndCancels(t *testing.T) {
+	dir := tree(t, map[string]string{"a.txt": "A\n"})
+	out := filepath.Join(dir, "out")
+	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "a.txt"}}, OutputDir: out, Namespace: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OutputPath != filepath.Join(out, "p_001.md") {
+		t.Errorf("output path %s", res.OutputPath)
+	}
+	if b, _ := os.ReadFile(res.OutputPath); string(b) != res.Markdown {
+		t.Errorf("file holds %q", b)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Run(ctx, Options{BaseDir: dir, Files: []FileItem{{Path: "*"}}, OutputDir: out, Namespace: "p"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled run: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(out, "p_002.md")); err == nil {
+		t.Error("a cancelled run wrote its output")
+	}
+}
+
+func TestStats(t *testing.T) {
+	dir := tree(t, map[string]string{"a.py": "def f():\n    pass\n", "d/b.txt": "one\ntwo\nthree\n", "d/c.bin": "\x00\x01"})
+	st, err := Stats(context.Background(), Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{{Path: "**"}, {Path: "gone.txt"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%+v", st)
+	want := "[{Dir:. Files:1 Lines:2 Symbols:1 Bytes:18 Tokens:5 Entries:[{Path:a.py Lines:2 Symbols:1 Bytes:18 Tokens:5 Binary:false Error:} {Path:gone.txt Lines:0 Symbols:0 Bytes:0 Tokens:0 Binary:false Error:file not found: gone.txt}]} " +
+		"{Dir:d Files:2 Lines:3 Symbols:0 Bytes:16 Tokens:4 Entries:[{Path:d/b.txt Lines:3 Symbols:0 Bytes:14 Tokens:4 Binary:false Error:} {Path:d/c.bin Lines:0 Symbols:0 Bytes:2 Tokens:0 Binary:true Error:}]}]"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+	groups := GroupFilesByDir([]Item{{Path: "z/a"}, {Path: "b"}, {Path: "z/c"}})
+	if len(groups) != 2 || groups[0].Dir != "." || len(groups[1].Items) != 2 {
+		t.Errorf("groups: %+v", groups)
+	}
+}

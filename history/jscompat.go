@@ -96,7 +96,7 @@ func jsNumber(x float64) string {
 		return "0"
 	}
 	abs := math.Abs(x)
-	if abs >= 1e-7 && abs < 1e21 {
+	if abs >= 1e-6 && abs < 1e21 {
 		return strconv.FormatFloat(x, 'f', -1, 64)
 	}
 	s := strconv.FormatFloat(x, 'e', -1, 64) // like 1e+21, 1.5e-07

@@ -1,0 +1,150 @@
+package config
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+func TestDecodeAggregate(t *testing.T) {
+	src := `
+[files]
+base_dir = "."
+paths = ["src/**/*.py", "README.md",
+         { path = "core/engine.c", view_mode = "skeleton" },
+         { path = "lib/util.py", view_mode = "custom", custom_slices = [{ start_line = 10, end_line = 24, tag = "parser", comment = "hot path" }] },
+         { path = "docs/big.md", auto_aggregate = false },
+         { path = "api.py", view_mode = "masked", ast_mask = { "Client.send" = "def", "Client" = "sig", "_helper" = "hide" } },
+         { path = "x.go", force_full = true, tier = 3, ast_signatures = true, ast_definitions = true,
+           custom_slices = [{ start_line = 1, end_line = 2, content_hash = "` + strings.Repeat("ab", 32) + `",
+                              fingerprint = "aaaaaa -", anchor_lines = { before = ["a"], after = ["b", "c"] } }] }]
+strategy = "summarize"
+summary_only = true
+
+[screenshots]
+base_dir = "shots"
+paths = ["*.png"]
+
+[output]
+output_dir = ".ctx/out"
+namespace = "project"
+
+[presets.review]
+description = "review set"
+files = ["src/**/*.go"]
+screenshots = []
+
+[presets.all]
+files = "**"
+`
+	c, err := Decode("ctx.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := c.Aggregate
+	f := a.Files
+	if f == nil || *f.BaseDir != "." || *f.Strategy != "summarize" || !*f.SummaryOnly || len(f.Paths) != 7 {
+		t.Fatalf("files: %+v", f)
+	}
+	if p := f.Paths[0]; p.Path != "src/**/*.py" || p.Field != "files.paths[0]" || p.Line != 4 || p.AutoAggregate != nil {
+		t.Errorf("paths[0]: %+v", p)
+	}
+	if p := f.Paths[2]; p.ViewMode != "skeleton" || p.Line != 5 {
+		t.Errorf("paths[2]: %+v", p)
+	}
+	if s := f.Paths[3].CustomSlices; len(s) != 1 || s[0].StartLine != 10 || s[0].EndLine != 24 || s[0].Tag != "parser" || s[0].Comment != "hot path" || s[0].Field != "files.paths[3].custom_slices[0]" {
+		t.Errorf("slices: %+v", s)
+	}
+	if p := f.Paths[4]; p.AutoAggregate == nil || *p.AutoAggregate {
+		t.Errorf("auto_aggregate: %+v", p)
+	}
+	if m := f.Paths[5].ASTMask; len(m) != 3 || m["Client.send"] != "def" || m["_helper"] != "hide" {
+		t.Errorf("ast_mask: %v", m)
+	}
+	p := f.Paths[6]
+	if !p.ForceFull || p.Tier != 3 || !p.ASTSignatures || !p.ASTDefinitions {
+		t.Errorf("flags: %+v", p)
+	}
+	if s := p.CustomSlices[0]; s.ContentHash == "" || s.Fingerprint != "aaaaaa -" || len(s.AnchorBefore) != 1 || len(s.AnchorAfter) != 2 {
+		t.Errorf("pinned slice: %+v", s)
+	}
+	if s := a.Screenshots; s == nil || *s.BaseDir != "shots" || len(s.Paths) != 1 {
+		t.Errorf("screenshots: %+v", s)
+	}
+	if o := a.Output; o == nil || *o.OutputDir != ".ctx/out" || *o.Namespace != "project" {
+		t.Errorf("output: %+v", o)
+	}
+	if len(a.Presets) != 2 || a.Presets[0].Name != "review" || a.Presets[0].Description != "review set" ||
+		!a.Presets[0].ScreenshotsSet || a.Presets[0].Screenshots == nil || len(a.Presets[0].Files) != 1 {
+		t.Fatalf("presets: %+v", a.Presets)
+	}
+	if p := a.Presets[1]; p.Name != "all" || p.ScreenshotsSet || len(p.Files) != 1 || p.Files[0].Path != "**" {
+		t.Errorf("preset all: %+v", p)
+	}
+}
+
+func TestDecodeAggregateAbsent(t *testing.T) {
+	c, err := Decode("ctx.toml", []byte("agent = \"x\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := c.Aggregate; a.Files != nil || a.Screenshots != nil || a.Output != nil || a.Presets != nil {
+		t.Errorf("absent tables decoded: %+v", a)
+	}
+}
+
+func TestDecodeAggregateErrors(t *testing.T) {
+	for _, tc := range []struct {
+		src, want string
+	}{
+		{"files = 1", "ctx.toml:1: files: must be a table, not an integer"},
+		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, summary_only)"},
+		{"[files]\npaths = 3", "ctx.toml:2: files.paths: must be a path or an array of paths and tables, not an integer"},
+		{"[files]\npaths = [\"a\", 3]", "ctx.toml:2: files.paths[1]: must be a path or a table with a path, not an integer"},
+		{"[files]\npaths = [\"\"]", "ctx.toml:2: files.paths[0]: must not be empty"},
+		{"[files]\npaths = [\n  \"a\",\n  { view_mode = \"full\" }]", "ctx.toml:4: files.paths[1]: missing path"},
+		{"[files]\npaths = [{ path = \"a\", mode = \"full\" }]", "ctx.toml:2: files.paths[0].mode: unknown key (allowed: path, auto_aggregate, force_full, view_mode, tier, ast_mask, custom_slices, ast_signatures, ast_definitions)"},
+		{"[files]\npaths = [{ path = \"a\", view_mode = \"tree\" }]", `ctx.toml:2: files.paths[0].view_mode: must be one of full, summary, skeleton, outline, masked, none, custom, not "tree"`},
+		{"[files]\npaths = [{ path = \"a\", auto_aggregate = \"no\" }]", "ctx.toml:2: files.paths[0].auto_aggregate: must be a boolean (true or false), not a string"},
+		{"[files]\npaths = [{ path = \"a\", tier = 1.5 }]", "ctx.toml:2: files.paths[0].tier: must be a whole number, not 1.5"},
+		{"[files]\npaths = [{ path = \"a\", tier = -1 }]", "ctx.toml:2: files.paths[0].tier: must be between 0 and 1000, not -1"},
+		{"[files]\npaths = [{ path = \"a\", ast_mask = { f = \"all\" } }]", `ctx.toml:2: files.paths[0].ast_mask.f: must be def, sig or hide, not "all"`},
+		{"[files]\npaths = [{ path = \"a\", ast_mask = [\"f\"] }]", "ctx.toml:2: files.paths[0].ast_mask: must be a table, not an array"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ end_line = 2 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0]: missing start_line"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 0, end_line = 2 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].start_line: must be a line number (1 or more), not 0"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 5, end_line = 2 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].end_line: must not be before start_line (5), not 2"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, content_hash = \"abc\" }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].content_hash: must be 64 lowercase hex digits (BLAKE3)"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, anchor_lines = { above = [] } }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].anchor_lines.above: unknown key (allowed: before, after)"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, tag = 1 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].tag: must be a string, not an integer"},
+		{"[files]\nstrategy = \"all\"", `ctx.toml:2: files.strategy: must be auto, summarize or full, not "all"`},
+		{"[files]\nsummary_only = 1", "ctx.toml:2: files.summary_only: must be a boolean (true or false), not an integer"},
+		{"[files]\nbase_dir = \"\"", "ctx.toml:2: files.base_dir: must not be empty"},
+		{"[screenshots]\npaths = [1]", "ctx.toml:2: screenshots.paths[0]: must be a string, not an integer"},
+		{"[screenshots]\nbase = \".\"", "ctx.toml:2: screenshots.base: unknown key (allowed: base_dir, paths)"},
+		{"[output]\nnamespace = \"a/b\"", `ctx.toml:2: output.namespace: must be a non-empty name without slashes, not "a/b"`},
+		{"[output]\nnamespace = 1", "ctx.toml:2: output.namespace: must be a string, not an integer"},
+		{"[output]\ndir = \"x\"", "ctx.toml:2: output.dir: unknown key (allowed: output_dir, namespace)"},
+		{"[presets.r]\nfiles = [\"a\"]\nshots = []", "ctx.toml:3: presets.r.shots: unknown key (allowed: description, files, screenshots)"},
+		{"[presets]\nr = 1", "ctx.toml:2: presets.r: must be a table, not an integer"},
+		{"[presets.r]\ndescription = 2", "ctx.toml:2: presets.r.description: must be a string, not an integer"},
+		{"[presets.r]\nfiles = [{ path = \"a\", view_mode = \"x\" }]", `ctx.toml:2: presets.r.files[0].view_mode: must be one of full, summary, skeleton, outline, masked, none, custom, not "x"`},
+	} {
+		_, err := Decode("ctx.toml", []byte(tc.src))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n got %v\nwant %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+func TestDecodePresets(t *testing.T) {
+	ps, err := DecodePresets("presets.toml", []byte("[presets.b]\nfiles = [\"x\"]\n\n[presets.a]\ndescription = \"d\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprintln(len(ps), ps[0].Name, ps[0].Line, ps[1].Name, ps[1].Description); got != "2 b 1 a d\n" {
+		t.Errorf("got %s", got)
+	}
+	if _, err := DecodePresets("presets.toml", []byte("[files]\npaths = []\n")); err == nil || err.Error() != "presets.toml:1: files: unknown key (allowed: presets)" {
+		t.Errorf("got %v", err)
+	}
+}

@@ -1,0 +1,82 @@
+// Package aggregate builds the file context that ctx gives an agent: it
+// resolves the files of ctx.toml ([files], [screenshots]), renders each file
+// in its view, composes one markdown document and records, per file, what
+// was read and what was emitted.
+//
+// # Pipeline
+//
+// [Run] resolves the entries ([FileItem]), reads the files in parallel with
+// a bounded worker pool (output order stays the entry order), renders each
+// with [View], composes the sections with [Markdown] and, when an output
+// directory is set, writes {output_dir}/{namespace}_{NNN}.md with the next
+// free number ([WriteNumbered]: the file is created exclusively, so two
+// concurrent runs never share a number). A file that is missing, too large,
+// binary or whose view fails becomes an item with a status and an error; the
+// pipeline never stops on one file.
+//
+// # Paths
+//
+// An entry is a file, a directory (walked) or a glob with ** (doublestar).
+// Globs and walks skip .git, respect .gitignore files at every level and
+// .git/info/exclude ([GitIgnore]); a file named explicitly is always read.
+// history.toml and *_history.toml (any case) are never aggregated. A file
+// reached by several entries is kept once, where it first appears; an
+// explicit entry's settings win over a glob's. An entry that matches
+// nothing becomes an error item ("no files matched: ..."). Labels are paths
+// relative to the base directory with forward slashes, never host paths.
+// Files above [Options.MaxFileBytes] are not read; files with a NUL byte in
+// their first 8000 bytes or with invalid UTF-8 are listed, hashed and not
+// inlined.
+//
+// # Views
+//
+//   - full: the bytes in a code fence longer than any backtick run inside,
+//     the extension as language ("text" when none).
+//   - summary: [Engine.Summary], as markdown.
+//   - skeleton, masked: the engine's output fenced like full; outline:
+//     fenced as text. A language the engine does not support falls back to
+//     summary, and Item.Fallback says why.
+//   - none: "(context excluded)".
+//   - custom: only the custom slices, each "[Slice: <tag>] (<comment>)",
+//     "Lines <start>-<end>:" and the lines, joined by blank lines, fenced.
+//     Slices are re-resolved first ([ResolveSlice]); an orphaned slice shows
+//     "ORPHANED" and never its stale lines.
+//
+// force_full renders in full whatever the view or strategy; auto_aggregate
+// = false keeps the item out of the markdown (it is still listed).
+//
+// # Markdown
+//
+// Sections, joined by "\n\n---\n\n", empty ones left out:
+//
+//	## Files | ## Files (Summary) | ## Files (Tier 3 - Focused)
+//	## Screenshots
+//	## Discussion History          (always last: the rest is a stable prefix)
+//
+// Each file block is "### `{label}`\n\n{body}"; blocks are joined by
+// "\n\n---\n\n". A screenshot block is "### `{label}`\n\n![{name}]({label})"
+// with the path relative to the screenshot base directory. The strategy
+// picks the files section: auto (summary when SummaryOnly), summarize (every
+// file summarised, except view none and force_full) or full (each file in
+// its own view). With focus files the Tier 3 section renders focus files
+// (matched by exact relative path or base name, never by substring), tier
+// 3 items and force_full items in full, and the rest as skeletons (header
+// suffix " (AST Skeleton)") or, where unsupported, summaries (" (Summary)");
+// view none and custom items keep their view.
+//
+// # Slices
+//
+// [NewSlice] pins a line range with the BLAKE3 hash of its text, up to three
+// anchor lines on each side, and a per-line fingerprint of whitespace-
+// normalised digests. [ResolveSlice] re-finds it in the current file:
+// unchanged (hash at the old range), moved (a unique exact match), anchored
+// (between its anchors), fuzzy (similarity search over the fingerprint with
+// a threshold and a margin over the best non-overlapping runner-up), or
+// orphaned.
+//
+// # Purity
+//
+// [View] and [ComputeFileStats] are pure functions of (label, bytes,
+// settings) and the [Engine], so their results can be cached by content
+// hash. Nothing in the package prints or keeps global state.
+package aggregate

@@ -1,0 +1,89 @@
+package aggregate_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxaudit/ctx/aggregate"
+)
+
+func Example() {
+	dir, _ := os.MkdirTemp("", "ctx-example")
+	defer os.RemoveAll(dir)
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("remember the milk\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("never shown\n"), 0o644)
+
+	res, err := aggregate.Run(context.Background(), aggregate.Options{
+		BaseDir: dir,
+		Files: []aggregate.FileItem{
+			{Path: "notes.txt"},
+			{Path: "secret.txt", ViewMode: aggregate.ViewNone},
+			{Path: "missing.txt"},
+		},
+		History: "### Discussion Excerpt 1\n\nUser: hi",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.Markdown)
+	fmt.Println()
+	for _, it := range res.Items {
+		fmt.Printf("%s: %s, %s, %d bytes in, %d bytes out\n", it.Path, it.Status, it.ViewMode, it.Source.Bytes, it.Emitted.Bytes)
+	}
+	// Output:
+	// ## Files
+	//
+	// ### `notes.txt`
+	//
+	// ```txt
+	// remember the milk
+	// ```
+	//
+	// ---
+	//
+	// ### `secret.txt`
+	//
+	// (context excluded)
+	//
+	// ---
+	//
+	// ### `missing.txt`
+	//
+	// ```text
+	// ERROR: file not found: missing.txt
+	// ```
+	//
+	// ---
+	//
+	// ## Discussion History
+	//
+	// ### Discussion Excerpt 1
+	//
+	// User: hi
+	//
+	// notes.txt: ok, full, 18 bytes in, 45 bytes out
+	// secret.txt: ok, none, 12 bytes in, 36 bytes out
+	// missing.txt: error, full, 0 bytes in, 65 bytes out
+}
+
+func ExampleResolveSlice() {
+	old := []byte("import os\n\ndef main():\n    run()\n")
+	s, _ := aggregate.NewSlice(old, 3, 4, "main", "entry point")
+
+	// two lines are inserted above the slice
+	cur := []byte("import os\nimport sys\n\n\ndef main():\n    run()\n")
+	r := aggregate.ResolveSlice(cur, s)
+	fmt.Printf("%s: lines %d-%d -> %d-%d\n%s\n", r.Resolution, r.OldStart, r.OldEnd, r.NewStart, r.NewEnd, r.Content)
+
+	// the slice is deleted
+	r = aggregate.ResolveSlice([]byte("import os\n"), s)
+	fmt.Println(r.Resolution, r.Content == "")
+	// Output:
+	// moved: lines 3-4 -> 5-6
+	// def main():
+	//     run()
+	// orphaned true
+}

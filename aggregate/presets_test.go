@@ -1,0 +1,83 @@
+package aggregate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxaudit/ctx/internal/config"
+)
+
+func TestPresets(t *testing.T) {
+	user := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(user, "ctx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	global := "[presets.review]\ndescription = \"global review\"\nfiles = [\"**/*.go\"]\n\n[presets.docs]\nfiles = [\"docs/**\"]\nscreenshots = [\"a.png\"]\n"
+	if err := os.WriteFile(PresetsFile(user), []byte(global), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Decode("ctx.toml", []byte("[presets.review]\ndescription = \"project review\"\nfiles = [{ path = \"a.py\", view_mode = \"skeleton\" }]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := LoadPresets(user, cfg.Aggregate.Presets)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(PresetNames(ps), ","); got != "docs,review" {
+		t.Fatalf("names %s", got)
+	}
+	r := ps["review"]
+	if r.Scope != ScopeProject || r.Description != "project review" || len(r.Files) != 1 || r.Files[0].ViewMode != ViewSkeleton {
+		t.Errorf("project preset does not override the global one: %+v", r)
+	}
+	d := ps["docs"]
+	if d.Scope != ScopeGlobal || !d.ScreenshotsSet {
+		t.Errorf("global preset: %+v", d)
+	}
+	o := d.Apply(Options{Files: []FileItem{{Path: "x"}}, Screenshots: []string{"old.png"}})
+	if len(o.Files) != 1 || o.Files[0].Path != "docs/**" || o.Screenshots[0] != "a.png" {
+		t.Errorf("applied: %+v", o)
+	}
+	o = r.Apply(Options{Screenshots: []string{"old.png"}})
+	if o.Screenshots[0] != "old.png" {
+		t.Errorf("a preset without screenshots replaced them: %+v", o)
+	}
+	// no global file, and a broken one
+	if ps, err := LoadPresets(t.TempDir(), nil); err != nil || len(ps) != 0 {
+		t.Errorf("no global file: %v %v", ps, err)
+	}
+	os.WriteFile(PresetsFile(user), []byte("[presets.x]\nfiles = 3\n"), 0o644)
+	if _, err := LoadPresets(user, nil); err == nil || !strings.Contains(err.Error(), "presets.toml:2: presets.x.files: must be") {
+		t.Errorf("broken global file: %v", err)
+	}
+}
+
+func TestOptionsFromConfig(t *testing.T) {
+	cfg, err := config.Decode("ctx.toml", []byte(`
+[files]
+base_dir = "src"
+paths = ["a.py", { path = "b.py", auto_aggregate = false, custom_slices = [{ start_line = 1, end_line = 1, anchor_lines = { before = ["x"] } }] }]
+strategy = "full"
+summary_only = true
+[screenshots]
+paths = "s.png"
+[output]
+namespace = "proj"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := OptionsFromConfig(cfg, "/p", "/home/u")
+	if o.BaseDir != "/p/src" || o.ScreenshotBaseDir != "/p/src" || o.OutputDir != "/p/.ctx/out" || o.Namespace != "proj" ||
+		o.Strategy != StrategyFull || !o.SummaryOnly || len(o.Files) != 2 || !o.Files[1].NoAutoAggregate ||
+		o.Files[1].CustomSlices[0].AnchorLines.Before[0] != "x" || o.Screenshots[0] != "s.png" {
+		t.Errorf("options: %+v", o)
+	}
+	o = OptionsFromConfig(&config.Config{}, "/p", "/home/u")
+	if o.BaseDir != "/p" || o.Namespace != DefaultNamespace || o.Files != nil {
+		t.Errorf("defaults: %+v", o)
+	}
+}

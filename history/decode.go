@@ -22,8 +22,11 @@ type Request struct {
 
 // DecodeError is a request that is not valid, with where it went wrong.
 type DecodeError struct {
-	// Offset is the byte offset in the input; Line and Col (in characters)
-	// count from 1.
+	// Offset is the byte offset in the input of the byte where the error
+	// was found: the offending character of a syntax error, the last byte of
+	// a literal or the opening bracket of a value of the wrong type, the
+	// start of an unknown key or of a message with an invalid role. Line and
+	// Col (in characters) count from 1.
 	Offset    int64
 	Line, Col int
 	Err       error
@@ -126,7 +129,7 @@ func decodeRequest(data []byte) (Request, error) {
 		err := json.Unmarshal(data, &v)
 		var se *json.SyntaxError
 		if errors.As(err, &se) {
-			return fail(se.Offset, fmt.Errorf("invalid JSON: %s", se.Error()))
+			return fail(se.Offset-1, fmt.Errorf("invalid JSON: %s", se.Error()))
 		}
 		if err == nil {
 			err = errors.New("invalid JSON")
@@ -200,11 +203,13 @@ func decodeRequest(data []byte) (Request, error) {
 	return req, nil
 }
 
-// typeErrorOffset returns base plus the offset of a type error in its value.
+// typeErrorOffset returns base plus the offset of the last byte read when
+// the type error was found (the end of a literal, the opening bracket of an
+// array or object).
 func typeErrorOffset(err error, base int64) int64 {
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {
-		return base + te.Offset
+		return base + max(te.Offset-1, 0)
 	}
 	return base
 }

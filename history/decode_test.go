@@ -62,7 +62,7 @@ func TestJSONRoundTrip(t *testing.T) {
 func TestDecodeRequestErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		name, in string
+		name, in  string
 		line, col int
 		contains  string
 	}{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/ctxaudit/ctx/measure"
@@ -152,14 +153,11 @@ func applyTokenBudget(ctx context.Context, in, out []Message, sel selection, o O
 	rep.Dropped = append(rep.Dropped, drops...)
 	sortDrops(rep.Dropped)
 	kept := append(out[:head:head], out[n:]...)
-	// Forget the attachments of the dropped messages.
-	atts := rep.Attachments[:0:0]
-	for _, a := range rep.Attachments {
-		if a.pos < head || a.pos >= n {
-			atts = append(atts, a)
-		}
-	}
-	rep.Attachments = atts
+	// Forget what was reported about the dropped messages.
+	gone := func(pos int) bool { return pos >= head && pos < n }
+	rep.Attachments = slices.DeleteFunc(rep.Attachments, func(a AttachmentReport) bool { return gone(a.pos) })
+	rep.Stubbed = slices.DeleteFunc(rep.Stubbed, func(s StubbedResult) bool { return gone(s.pos) })
+	rep.BoundedErrors = slices.DeleteFunc(rep.BoundedErrors, func(b BoundedError) bool { return gone(b.pos) })
 	return kept, nil
 }
 

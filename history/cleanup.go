@@ -30,6 +30,8 @@ type StubbedResult struct {
 	Kept bool `json:"kept,omitempty"`
 	// ArgsTruncated is true when the args were cut to a preview.
 	ArgsTruncated bool `json:"argsTruncated,omitempty"`
+
+	pos int // position of the message in the output, before the token budget
 }
 
 // BoundedError reports one error-state tool result cut by
@@ -40,6 +42,8 @@ type BoundedError struct {
 	ToolName   string `json:"toolName"`
 	// Chars is the result's length in UTF-16 units before it was cut.
 	Chars int `json:"chars"`
+
+	pos int // position of the message in the output, before the token budget
 }
 
 // recentRoundsStart is the index of the first message of the rounds-th most
@@ -78,7 +82,7 @@ func applyToolCleanup(ctx context.Context, msgs []Message, o Options, rep *Repor
 				p := &msgs[i].ContentParts[j]
 				if p.Type == PartToolCall && p.State == StateError {
 					if b, ok := boundErrorResult(p, o.MaxErrorResultChars); ok {
-						b.MessageID = msgs[i].ID
+						b.MessageID, b.pos = msgs[i].ID, i
 						rep.BoundedErrors = append(rep.BoundedErrors, b)
 					}
 				}
@@ -115,7 +119,7 @@ func applyToolCleanup(ctx context.Context, msgs []Message, o Options, rep *Repor
 				continue
 			}
 			s := stubPart(p, o.NoLargerStubs)
-			s.MessageID = msgs[i].ID
+			s.MessageID, s.pos = msgs[i].ID, i
 			rep.Stubbed = append(rep.Stubbed, s)
 		}
 	}

@@ -168,7 +168,8 @@ func selectIndices(ctx context.Context, msgs []Message, o Options) (selection, e
 		sel.summary = summary
 		ctxIdx = append(ctxIdx, summary)
 		for _, i := range eligible[boundary+1:] {
-			if !msgs[i].IsSummary {
+			// The original would list a summary not marked isSummary twice.
+			if !msgs[i].IsSummary && i != summary {
 				ctxIdx = append(ctxIdx, i)
 			}
 		}

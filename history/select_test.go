@@ -100,6 +100,8 @@ func TestSelectSeedCases(t *testing.T) {
 		{"newer point torn, older used",
 			[]Message{user("1"), assistant("2"), summary("S1"), user("3"), assistant("4"), user("5")},
 			Options{CompactionPoints: []CompactionPoint{point("S1", "2", 1), point("S2", "4", 2)}}, "S1,3,4,5"},
+		{"unmarked summary listed once", []Message{user("1"), assistant("2"), user("3"), assistant("4")},
+			Options{CompactionPoints: []CompactionPoint{point("3", "2", 1)}}, "3,4"},
 		{"orphaned summary dropped", []Message{user("1"), summary("S"), assistant("2")}, Options{}, "1,2"},
 	}
 	for _, tt := range tests {

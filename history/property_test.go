@@ -1,0 +1,229 @@
+package history
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"math/rand/v2"
+	"strings"
+	"testing"
+)
+
+// genConversation returns a random conversation with unique ids, using
+// every feature the builder looks at, plus a matching resolver and options.
+func genConversation(r *rand.Rand) ([]Message, MapResolver, Options) {
+	n := r.IntN(60)
+	msgs := make([]Message, 0, n+1)
+	res := MapResolver{}
+	words := func(k int) string {
+		var b strings.Builder
+		for i := range k {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString([]string{"alpha", "beta", "</ATTACHMENT_FILE>", "é", "👋", "line\n", "{}", "\"q\""}[r.IntN(8)])
+		}
+		return b.String()
+	}
+	if r.IntN(2) == 0 {
+		msgs = append(msgs, msg("sys", RoleSystem, words(5)))
+	}
+	for i := range n {
+		id := "m" + itoa(i)
+		var m Message
+		switch k := r.IntN(10); {
+		case k < 4:
+			m = msg(id, RoleUser, words(r.IntN(30)))
+		case k < 7:
+			m = msg(id, RoleAssistant, words(r.IntN(30)))
+		case k < 9:
+			m = toolMsg(id, `{"out":`+jsQuote(words(r.IntN(200)))+`}`)
+			p := &m.ContentParts[1]
+			switch r.IntN(5) {
+			case 0:
+				p.State = StateError
+			case 1:
+				p.ResultStorageKey = "rk-" + id
+			case 2:
+				p.Args = json.RawMessage(`{"content":` + jsQuote(strings.Repeat("x", r.IntN(3000))) + `}`)
+			}
+		default:
+			m = msg(id, RoleTool, words(3))
+		}
+		switch r.IntN(20) {
+		case 0:
+			m.Generating = true
+		case 1:
+			m.IsForkMarker = true
+		case 2:
+			m.Error = "failed"
+		case 3:
+			m.IsSummary = true
+			m.Role = RoleAssistant
+		case 4:
+			m.Role = RoleUser
+			m.Steered = true
+		case 5:
+			m.FinishReason = "steered"
+		}
+		if r.IntN(6) == 0 {
+			for f := range r.IntN(3) + 1 {
+				key := "k-" + id + "-" + itoa(f)
+				if r.IntN(4) > 0 {
+					res[key] = words(r.IntN(700))
+				}
+				mf := MessageFile{ID: key, Name: "f" + itoa(f) + ".txt", FileType: "text/plain", StorageKey: key}
+				if r.IntN(8) == 0 {
+					mf.RagMode = RagModeSessionRetrieval
+				}
+				m.Files = append(m.Files, mf)
+			}
+			if r.IntN(2) == 0 {
+				m.Links = append(m.Links, MessageLink{ID: "l" + id, URL: "https://example.com/" + id, Title: "T", StorageKey: "k-" + id + "-0"})
+			}
+		}
+		msgs = append(msgs, m)
+	}
+	var o Options
+	o.AttachmentResolver = res
+	o.ToolCleanupMode = []ToolCleanupMode{CleanupNone, CleanupStubOldResults}[r.IntN(2)]
+	if r.IntN(2) == 0 {
+		o.MaxContextMessageCount = Limit(r.IntN(30))
+	}
+	if r.IntN(2) == 0 {
+		o.KeepToolCallRounds = Limit(r.IntN(4))
+	}
+	for range r.IntN(3) {
+		if len(msgs) == 0 {
+			break
+		}
+		o.CompactionPoints = append(o.CompactionPoints, CompactionPoint{
+			SummaryMessageID:  msgs[r.IntN(len(msgs))].ID,
+			BoundaryMessageID: msgs[r.IntN(len(msgs))].ID,
+			CreatedAt:         float64(r.IntN(5)),
+		})
+	}
+	if r.IntN(2) == 0 && len(msgs) > 0 {
+		o.PreserveToolCallMessageIDs = []string{msgs[r.IntN(len(msgs))].ID}
+	}
+	o.ModelSupportToolUseForFile = r.IntN(2) == 0
+	o.SandboxMode = r.IntN(6) == 0
+	if r.IntN(2) == 0 {
+		o = o.WithFixes(0)
+	}
+	if r.IntN(2) == 0 {
+		o.MaxContextTokens = 50 + r.IntN(3000)
+	}
+	return msgs, res, o
+}
+
+// eligibleOrder is the input in steering order without ineligible messages.
+func eligibleOrder(msgs []Message) []string {
+	var out []string
+	for _, i := range orderSteered(msgs) {
+		if !msgs[i].Generating && !msgs[i].IsForkMarker {
+			out = append(out, msgs[i].ID)
+		}
+	}
+	return out
+}
+
+func isSubsequence(sub, seq []string) bool {
+	j := 0
+	for _, s := range seq {
+		if j < len(sub) && sub[j] == s {
+			j++
+		}
+	}
+	return j == len(sub)
+}
+
+func TestProperties(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(400) {
+		r := rand.New(rand.NewPCG(seed, 0x5eed))
+		msgs, _, o := genConversation(r)
+		before := snapshot(t, msgs)
+		res, err := Build(context.Background(), msgs, o)
+		// Input never mutated, whatever happened.
+		if after := snapshot(t, msgs); after != before {
+			t.Fatalf("seed %d: input mutated", seed)
+		}
+		if err != nil {
+			if o.MaxContextTokens > 0 && errors.Is(err, ErrTokenBudget) {
+				continue
+			}
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		// Output order: a subsequence of the eligible input, apart from the
+		// applied summary, which comes first (after the system message).
+		var got []string
+		for _, m := range res.Messages {
+			if res.Report.Compaction != nil && m.ID == res.Report.Compaction.SummaryMessageID {
+				continue
+			}
+			got = append(got, m.ID)
+		}
+		if !isSubsequence(got, eligibleOrder(msgs)) {
+			t.Fatalf("seed %d: output %v not a subsequence of %v", seed, got, eligibleOrder(msgs))
+		}
+		// Every input message is either in the output or dropped, once.
+		seen := map[string]int{}
+		for _, m := range res.Messages {
+			seen[m.ID]++
+		}
+		for _, d := range res.Report.Dropped {
+			seen[d.ID]++
+		}
+		for _, m := range msgs {
+			if seen[m.ID] != 1 {
+				t.Fatalf("seed %d: message %s accounted %d times", seed, m.ID, seen[m.ID])
+			}
+		}
+		// The token budget holds, on an independent recount.
+		total := 0
+		for _, m := range res.Messages {
+			total += MessageTokens(nil, m)
+		}
+		if total != res.Report.TokensAfter {
+			t.Fatalf("seed %d: report says %d tokens, recount %d", seed, res.Report.TokensAfter, total)
+		}
+		if o.MaxContextTokens > 0 && total > o.MaxContextTokens {
+			t.Fatalf("seed %d: %d tokens over budget %d", seed, total, o.MaxContextTokens)
+		}
+		// The count limit holds (pinned head aside).
+		if o.MaxContextMessageCount != nil && len(res.Messages) > *o.MaxContextMessageCount+3 {
+			t.Fatalf("seed %d: %d messages for limit %d", seed, len(res.Messages), *o.MaxContextMessageCount)
+		}
+		// Building is deterministic.
+		again, err := Build(context.Background(), msgs, o)
+		if err != nil || snapshot(t, again) != snapshot(t, res) {
+			t.Fatalf("seed %d: second build differs (%v)", seed, err)
+		}
+	}
+}
+
+// SelectContextMessages is exactly the selection Build starts from.
+func TestSelectMatchesBuild(t *testing.T) {
+	t.Parallel()
+	for seed := range uint64(200) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		msgs, _, o := genConversation(r)
+		o.MaxContextTokens = 0
+		o.ToolCleanupMode = CleanupNone
+		o.SandboxMode = false
+		o.AttachmentResolver = nil
+		o.MarkMissingAttachments = false
+		sel, err := SelectContextMessages(context.Background(), msgs, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := Build(context.Background(), msgs, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if joinIDs(sel) != joinIDs(b.Messages) {
+			t.Fatalf("seed %d: select %s, build %s", seed, joinIDs(sel), joinIDs(b.Messages))
+		}
+	}
+}

@@ -8,5 +8,8 @@ import "github.com/urfave/cli/v2"
 func commands(e *env) []*cli.Command {
 	var cs []*cli.Command
 	cs = append(cs, coreCommands(e)...)
+	cs = append(cs, aggregateCommands(e)...)
+	cs = append(cs, sliceCommands(e)...)
+	cs = append(cs, statsCommands(e)...)
 	return cs
 }

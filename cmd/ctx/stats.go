@@ -1,0 +1,73 @@
+package main
+
+import (
+	"strconv"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/internal/table"
+)
+
+func statsCommands(e *env) []*cli.Command {
+	return []*cli.Command{{
+		Name:      "stats",
+		Usage:     "count lines, symbols, bytes and tokens per directory and per file of [files]",
+		ArgsUsage: "[PATH|GLOB...]",
+		Description: `Resolves the files like ctx aggregate (paths and globs given as arguments
+replace the [files] paths) and prints, per directory, the totals and then
+each file. Symbols are the declarations the tree-sitter views find (0 for
+other languages); tokens are estimated as in the manifest.`,
+		Flags: append(aggregateFlags(),
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table or json"}),
+		Action: func(c *cli.Context) error { return e.stats(c) },
+	}}
+}
+
+func (e *env) stats(c *cli.Context) error {
+	args, err := positional(c)
+	if err != nil {
+		return err
+	}
+	format := c.String("format")
+	if format != "table" && format != "json" {
+		return usagef("--format: must be table or json, not %q", format)
+	}
+	s, err := loadAggregate(c, args, false)
+	if err != nil {
+		return err
+	}
+	o := s.opts
+	bar := e.progress("measuring")
+	o.Progress = bar.update
+	dirs, err := aggregate.Stats(c.Context, o)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	if format == "json" {
+		return writeJSON(e.stdout, struct {
+			Dirs []aggregate.DirStats `json:"dirs"`
+		}{nonNil(dirs)})
+	}
+	itoa := strconv.Itoa
+	var rows [][]string
+	for _, d := range dirs {
+		name := d.Dir + "/"
+		if d.Dir == "." {
+			name = "./"
+		}
+		rows = append(rows, []string{name, itoa(d.Files), itoa(d.Lines), itoa(d.Symbols), itoa(d.Bytes), itoa(d.Tokens), ""})
+		for _, f := range d.Entries {
+			note := ""
+			switch {
+			case f.Error != "":
+				note = "error: " + f.Error
+			case f.Binary:
+				note = "binary"
+			}
+			rows = append(rows, []string{"  " + f.Path, "", itoa(f.Lines), itoa(f.Symbols), itoa(f.Bytes), itoa(f.Tokens), note})
+		}
+	}
+	return table.Write(e.stdout, []string{"path", "files", "lines", "symbols", "bytes", "tokens", "note"}, rows)
+}

@@ -36,11 +36,11 @@ var extensions = map[string]Language{
 	".py": Python, ".pyi": Python,
 	".c": C, ".h": C,
 	".cc": CPP, ".cpp": CPP, ".cxx": CPP, ".hpp": CPP, ".hh": CPP, ".hxx": CPP,
-	".go":  Go,
-	".js":  JavaScript, ".mjs": JavaScript, ".cjs": JavaScript, ".jsx": JavaScript,
-	".ts":  TypeScript, ".mts": TypeScript, ".cts": TypeScript,
-	".tsx": TSX,
-	".rs":  Rust,
+	".go": Go,
+	".js": JavaScript, ".mjs": JavaScript, ".cjs": JavaScript, ".jsx": JavaScript,
+	".ts": TypeScript, ".mts": TypeScript, ".cts": TypeScript,
+	".tsx":  TSX,
+	".rs":   Rust,
 	".java": Java,
 }
 
@@ -255,16 +255,18 @@ func Mask(ctx context.Context, lang Language, src []byte, mask map[string]string
 			continue
 		}
 		found[s.Path] = true
+		text := s.node.Text(src)
 		switch mode {
 		case MaskDef:
-			parts = append(parts, linePrefix(src, s.node.StartByte())+s.node.Text(src))
 		case MaskSig:
-			text := s.node.Text(src)
 			if s.sig != nil {
 				text = s.sig()
 			}
-			parts = append(parts, linePrefix(src, s.node.StartByte())+text)
+		default:
+			continue
 		}
+		// Some grammars end preprocessor lines and comments with their newline.
+		parts = append(parts, linePrefix(src, s.node.StartByte())+strings.TrimRight(text, " \t\r\n"))
 	}
 	uerr := &UnknownSymbolsError{}
 	for path, mode := range mask {

@@ -117,7 +117,6 @@ func (l lineIndex) line(offset int) int {
 	return sort.Search(len(l), func(i int) bool { return l[i] > offset }) - 1
 }
 
-
 type pyRenderer struct {
 	ctx   context.Context
 	src   []byte

@@ -193,13 +193,20 @@ func (n Node) StartLine() int {
 	return int(n.n.StartPoint().Row) + 1
 }
 
-// EndLine returns the 1-based line where the node ends (the line holding its
-// last byte's end point, as tree-sitter reports it).
+// EndLine returns the 1-based line of the node's last byte. It is
+// tree-sitter's end row plus one, except for a non-empty node that ends just
+// after a newline (tree-sitter then reports column 0 of the next line; some
+// grammars put the newline inside comments and preprocessor lines): that
+// node ends on the line of the newline.
 func (n Node) EndLine() int {
 	if n.IsNull() {
 		return 0
 	}
-	return int(n.n.EndPoint().Row) + 1
+	end := n.n.EndPoint()
+	if end.Column == 0 && end.Row > 0 && n.n.EndByte() > n.n.StartByte() {
+		return int(end.Row)
+	}
+	return int(end.Row) + 1
 }
 
 // StartColumn returns the 0-based byte column where the node starts.

@@ -1,0 +1,232 @@
+package codeview
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/ctxaudit/ctx/internal/treesitter"
+)
+
+// Golden tests: every file in testdata/src gets its skeleton, outline and
+// summary (and mask, when a .mask sidecar lists "path=mode" lines) compared
+// with testdata/golden/<file>.<view>. CTX_UPDATE=1 rewrites the goldens.
+
+var update = os.Getenv("CTX_UPDATE") != ""
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", "golden", name)
+	if update {
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("missing golden (run CTX_UPDATE=1 go test ./aggregate/codeview/): %v", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
+	}
+}
+
+func readMask(t *testing.T, path string) map[string]string {
+	data, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok {
+			t.Fatalf("%s: bad line %q", path, l)
+		}
+		m[k] = v
+	}
+	return m
+}
+
+func TestGolden(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "src", "*"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	sort.Strings(files)
+	for _, f := range files {
+		if strings.HasSuffix(f, ".mask") {
+			continue
+		}
+		base := filepath.Base(f)
+		t.Run(base, func(t *testing.T) {
+			t.Parallel()
+			ctx := context.Background()
+			src, err := os.ReadFile(f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, base+".summary", Summary(ctx, f, src)+"\n")
+			lang, ok := Detect(f)
+			if !ok {
+				if _, err := Skeleton(ctx, Language("text"), src); !errors.Is(err, ErrUnsupported) {
+					t.Errorf("Skeleton of an unsupported language: err = %v, want ErrUnsupported", err)
+				}
+				return
+			}
+			skel, err := Skeleton(ctx, lang, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, base+".skeleton", skel)
+			out, err := Outline(ctx, lang, src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, base+".outline", out)
+			if mask := readMask(t, f+".mask"); mask != nil {
+				got, err := Mask(ctx, lang, src, mask)
+				if err != nil {
+					t.Fatal(err)
+				}
+				golden(t, base+".mask", got+"\n")
+			}
+			if lang == Python {
+				checkTreeClean(t, Python, []byte(skel))
+			}
+			checkRanges(t, lang, src)
+		})
+	}
+}
+
+// checkTreeClean fails when src has parse errors.
+func checkTreeClean(t *testing.T, lang Language, src []byte) {
+	t.Helper()
+	g, _ := grammar(lang)
+	tree, err := treesitter.Parse(context.Background(), g, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	if tree.Root().HasError() {
+		t.Errorf("skeleton has parse errors:\n%s", src)
+	}
+}
+
+// checkRanges checks that each symbol's lines are those of a node of the
+// parse tree that starts and ends on them.
+func checkRanges(t *testing.T, lang Language, src []byte) {
+	t.Helper()
+	p, err := parse(context.Background(), lang, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	ss, err := p.symbols(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range ss {
+		if s.StartLine != s.node.StartLine() || s.EndLine != s.node.EndLine() || s.StartLine > s.EndLine {
+			t.Errorf("%s: lines %d-%d, node %s has %d-%d", s.Path, s.StartLine, s.EndLine, s.node.Type(), s.node.StartLine(), s.node.EndLine())
+		}
+	}
+}
+
+func TestDetect(t *testing.T) {
+	for path, want := range map[string]Language{
+		"a.py": Python, "a.PYI": Python, "x/y.h": C, "a.hh": CPP, "a.cxx": CPP, "m.go": Go,
+		"a.mjs": JavaScript, "a.jsx": JavaScript, "a.cts": TypeScript, "a.tsx": TSX, "lib.rs": Rust, "A.java": Java,
+	} {
+		if got, ok := Detect(path); !ok || got != want {
+			t.Errorf("Detect(%q) = %q, %v; want %q", path, got, ok, want)
+		}
+	}
+	for _, path := range []string{"README.md", "Makefile", "a.toml", "a.pyc"} {
+		if got, ok := Detect(path); ok {
+			t.Errorf("Detect(%q) = %q, want no language", path, got)
+		}
+	}
+}
+
+func TestMaskErrors(t *testing.T) {
+	src := []byte("def f():\n    return 1\n\nclass C:\n    def m(self):\n        pass\n")
+	got, err := Mask(context.Background(), Python, src, map[string]string{
+		"f": "def", "C.missing": "def", "nope": "sig", "C.m": "bogus",
+	})
+	var uerr *UnknownSymbolsError
+	if !errors.As(err, &uerr) {
+		t.Fatalf("err = %v, want *UnknownSymbolsError", err)
+	}
+	if strings.Join(uerr.Names, ",") != "C.missing,nope" || strings.Join(uerr.Modes, ",") != "C.m=bogus" {
+		t.Errorf("Names %q, Modes %q", uerr.Names, uerr.Modes)
+	}
+	for _, s := range []string{`"C.missing"`, `"nope"`, "C.m=bogus"} {
+		if !strings.Contains(err.Error(), s) {
+			t.Errorf("error %q does not name %s", err, s)
+		}
+	}
+	if got != "def f():\n    return 1" {
+		t.Errorf("partial output %q", got)
+	}
+}
+
+func TestUnsupported(t *testing.T) {
+	ctx := context.Background()
+	if _, err := Outline(ctx, "cobol", nil); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Outline: %v", err)
+	}
+	if _, err := Symbols(ctx, "cobol", nil); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Symbols: %v", err)
+	}
+	if _, err := Mask(ctx, "cobol", nil, nil); !errors.Is(err, ErrUnsupported) {
+		t.Errorf("Mask: %v", err)
+	}
+}
+
+func TestCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	src, err := os.ReadFile(filepath.Join("testdata", "src", "sample.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Skeleton(ctx, Python, src); !errors.Is(err, context.Canceled) {
+		t.Errorf("Skeleton: err = %v, want context.Canceled", err)
+	}
+	// Summary falls back to the text summary.
+	if got := Summary(ctx, "a.py", src); !strings.HasPrefix(got, "**PY** — ") {
+		t.Errorf("Summary with a canceled context = %q", got)
+	}
+}
+
+func TestFence(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"x", "```go\nx\n```"},
+		{"a ``` b\n", "````go\na ``` b\n````"},
+		{"`````", "``````go\n`````\n``````"},
+		{"", "```go\n```"},
+	} {
+		if got := Fence(c.in, "go"); got != c.want {
+			t.Errorf("Fence(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCountLines(t *testing.T) {
+	for in, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "\n\n": 2} {
+		if got := CountLines([]byte(in)); got != want {
+			t.Errorf("CountLines(%q) = %d, want %d", in, got, want)
+		}
+	}
+}

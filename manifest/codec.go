@@ -98,7 +98,8 @@ func jsonError(data []byte, err error) error {
 	var te *json.UnmarshalTypeError
 	switch {
 	case errors.As(err, &se):
-		off = se.Offset
+		// Offset counts the offending byte: point at it
+		off = max(se.Offset-1, 0)
 	case errors.As(err, &te):
 		off = te.Offset
 	}

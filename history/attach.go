@@ -42,13 +42,18 @@ const (
 
 // AttachmentReport reports one file or link of a message in the context.
 type AttachmentReport struct {
+	// MessageID is the id of the message the attachment belongs to.
 	MessageID string `json:"messageId"`
 	// Kind is "file" or "link".
 	Kind string `json:"kind"`
+	// Name is the file name or link title.
 	Name string `json:"name"`
-	Key  string `json:"key,omitempty"`
+	// Key is the FILE_KEY (storage key, local:<path> or
+	// session-attachment:<id>), empty when there is none.
+	Key string `json:"key,omitempty"`
 	// Index is the FILE_INDEX of its block, 0 when no block was written.
-	Index  int              `json:"index"`
+	Index int `json:"index"`
+	// Status says what happened to it.
 	Status AttachmentStatus `json:"status"`
 	// Bytes and Lines measure the content read (UTF-8 bytes, "\n"-split
 	// lines as FILE_LINES counts them).

@@ -14,8 +14,10 @@ import (
 // Result is what [Build] returns: the messages to send and a report of how
 // they were chosen.
 type Result struct {
+	// Messages are the messages to send, deep copies of the input's.
 	Messages []Message `json:"messages"`
-	Report   Report    `json:"report"`
+	// Report says how they were chosen.
+	Report Report `json:"report"`
 }
 
 // Report says what Build did. Slices are never nil, so the JSON form always

@@ -19,9 +19,12 @@ const (
 // StubbedResult reports one tool result replaced by a stub (or, with
 // NoLargerStubs, one left whole because its stub would not be smaller).
 type StubbedResult struct {
-	MessageID  string `json:"messageId"`
+	// MessageID is the id of the message holding the call.
+	MessageID string `json:"messageId"`
+	// ToolCallID is the call's id.
 	ToolCallID string `json:"toolCallId"`
-	ToolName   string `json:"toolName"`
+	// ToolName is the tool's name.
+	ToolName string `json:"toolName"`
 	// ResultBytes and StubBytes are the compact JSON sizes of the result
 	// before and after.
 	ResultBytes int `json:"resultBytes"`
@@ -37,9 +40,12 @@ type StubbedResult struct {
 // BoundedError reports one error-state tool result cut by
 // MaxErrorResultChars.
 type BoundedError struct {
-	MessageID  string `json:"messageId"`
+	// MessageID is the id of the message holding the call.
+	MessageID string `json:"messageId"`
+	// ToolCallID is the call's id.
 	ToolCallID string `json:"toolCallId"`
-	ToolName   string `json:"toolName"`
+	// ToolName is the tool's name.
+	ToolName string `json:"toolName"`
 	// Chars is the result's length in UTF-16 units before it was cut.
 	Chars int `json:"chars"`
 

@@ -16,7 +16,9 @@ const MaxRequestBytes = 256 << 20
 // Request is the input document of the messages command:
 // {"messages": [...], "compactionPoints": [...]}.
 type Request struct {
-	Messages         []Message         `json:"messages"`
+	// Messages is the history, oldest first.
+	Messages []Message `json:"messages"`
+	// CompactionPoints are the history's compaction points, if any.
 	CompactionPoints []CompactionPoint `json:"compactionPoints,omitempty"`
 }
 
@@ -29,7 +31,8 @@ type DecodeError struct {
 	// Col (in characters) count from 1.
 	Offset    int64
 	Line, Col int
-	Err       error
+	// Err is the cause.
+	Err error
 }
 
 // Error returns "line L:C (byte O): cause".

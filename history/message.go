@@ -58,22 +58,39 @@ const (
 // stored empty string or zero is written back as an absent key (see the
 // package documentation, "JSON").
 type Message struct {
-	ID            string          `json:"id"`
-	Role          Role            `json:"role"`
-	Name          string          `json:"name,omitempty"`
-	ContentParts  []ContentPart   `json:"contentParts"`
-	Generating    bool            `json:"generating,omitempty"`
-	IsForkMarker  bool            `json:"isForkMarker,omitempty"`
-	IsSummary     bool            `json:"isSummary,omitempty"`
-	Steered       bool            `json:"steered,omitempty"`
-	FinishReason  string          `json:"finishReason,omitempty"`
-	Error         string          `json:"error,omitempty"`
-	ErrorCode     float64         `json:"errorCode,omitempty"`
-	Files         []MessageFile   `json:"files,omitempty"`
-	Links         []MessageLink   `json:"links,omitempty"`
+	// ID identifies the message; compaction points and
+	// PreserveToolCallMessageIDs refer to it.
+	ID string `json:"id"`
+	// Role is system, user, assistant or tool.
+	Role Role `json:"role"`
+	// Name is the optional author name.
+	Name string `json:"name,omitempty"`
+	// ContentParts is the content, in order.
+	ContentParts []ContentPart `json:"contentParts"`
+	// Generating marks a message still being written; it is not eligible.
+	Generating bool `json:"generating,omitempty"`
+	// IsForkMarker marks a UI-only fork marker; it is not eligible.
+	IsForkMarker bool `json:"isForkMarker,omitempty"`
+	// IsSummary marks a compaction summary (an assistant message).
+	IsSummary bool `json:"isSummary,omitempty"`
+	// Steered marks a user message sent while the previous answer was
+	// being generated.
+	Steered bool `json:"steered,omitempty"`
+	// FinishReason is the model's finish reason; "steered" means the
+	// answer was cut by a steered message and is already in causal order.
+	FinishReason string `json:"finishReason,omitempty"`
+	// Error and ErrorCode mark a failed message; it is never sent.
+	Error     string  `json:"error,omitempty"`
+	ErrorCode float64 `json:"errorCode,omitempty"`
+	// Files and Links are the attachments.
+	Files []MessageFile `json:"files,omitempty"`
+	Links []MessageLink `json:"links,omitempty"`
+	// TokenCountMap and TokenCount are cached counts; ctx keeps them but
+	// never uses them.
 	TokenCountMap json.RawMessage `json:"tokenCountMap,omitempty"`
 	TokenCount    float64         `json:"tokenCount,omitempty"`
-	Timestamp     float64         `json:"timestamp,omitempty"`
+	// Timestamp is the creation time in milliseconds.
+	Timestamp float64 `json:"timestamp,omitempty"`
 
 	// Extra holds the keys of the JSON object this type does not know,
 	// with their raw values.
@@ -94,19 +111,33 @@ type Message struct {
 // untouched unless the builder rewrites them. Unknown keys (and unknown part
 // types) are kept in Extra.
 type ContentPart struct {
-	Type                  PartType        `json:"type"`
-	Text                  string          `json:"text,omitempty"`
-	ProtocolOnly          bool            `json:"protocolOnly,omitempty"`
-	StorageKey            string          `json:"storageKey,omitempty"`
-	OCRResult             string          `json:"ocrResult,omitempty"`
-	Values                json.RawMessage `json:"values,omitempty"`
-	State                 ToolState       `json:"state,omitempty"`
-	ToolCallID            string          `json:"toolCallId,omitempty"`
-	ToolName              string          `json:"toolName,omitempty"`
-	Args                  json.RawMessage `json:"args,omitempty"`
-	Result                json.RawMessage `json:"result,omitempty"`
-	ResultStorageKey      string          `json:"resultStorageKey,omitempty"`
-	ResultImageStorageKey string          `json:"resultImageStorageKey,omitempty"`
+	// Type is text, image, info, reasoning, tool-call or another type.
+	Type PartType `json:"type"`
+	// Text is the text of a text, info or reasoning part.
+	Text string `json:"text,omitempty"`
+	// ProtocolOnly marks a text part kept for the wire protocol only.
+	ProtocolOnly bool `json:"protocolOnly,omitempty"`
+	// StorageKey is an image's stored key.
+	StorageKey string `json:"storageKey,omitempty"`
+	// OCRResult is the text recognised in an image.
+	OCRResult string `json:"ocrResult,omitempty"`
+	// Values are an info part's values.
+	Values json.RawMessage `json:"values,omitempty"`
+	// State is a tool call's state: call, result, error or paused.
+	State ToolState `json:"state,omitempty"`
+	// ToolCallID identifies the call.
+	ToolCallID string `json:"toolCallId,omitempty"`
+	// ToolName is the name of the tool called.
+	ToolName string `json:"toolName,omitempty"`
+	// Args are the call's arguments (raw JSON).
+	Args json.RawMessage `json:"args,omitempty"`
+	// Result is the tool's result (raw JSON).
+	Result json.RawMessage `json:"result,omitempty"`
+	// ResultStorageKey is where the full result was offloaded; a stub
+	// points the model to it.
+	ResultStorageKey string `json:"resultStorageKey,omitempty"`
+	// ResultImageStorageKey is where an image result was stored.
+	ResultImageStorageKey string `json:"resultImageStorageKey,omitempty"`
 
 	// Extra holds unknown keys with their raw values.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -114,20 +145,29 @@ type ContentPart struct {
 
 // MessageFile is a file attached to a message.
 type MessageFile struct {
-	ID                             string  `json:"id"`
-	Name                           string  `json:"name"`
-	FileType                       string  `json:"fileType"`
-	StorageKey                     string  `json:"storageKey,omitempty"`
-	RawStorageKey                  string  `json:"rawStorageKey,omitempty"`
-	LocalPath                      string  `json:"localPath,omitempty"`
-	ParserType                     string  `json:"parserType,omitempty"`
-	RagMode                        string  `json:"ragMode,omitempty"`
-	SessionAttachmentID            string  `json:"sessionAttachmentId,omitempty"`
-	SessionAttachmentIndexStatus   string  `json:"sessionAttachmentIndexStatus,omitempty"`
-	SessionAttachmentStatus        string  `json:"sessionAttachmentStatus,omitempty"`
-	SessionAttachmentBlockedReason string  `json:"sessionAttachmentBlockedReason,omitempty"`
-	ByteLength                     float64 `json:"byteLength,omitempty"`
-	LineCount                      float64 `json:"lineCount,omitempty"`
+	// ID, Name and FileType describe the file.
+	ID       string `json:"id"`
+	Name     string `json:"name"`
+	FileType string `json:"fileType"`
+	// StorageKey is the key the resolver reads; RawStorageKey is the key of
+	// the original upload, used for the sandbox path.
+	StorageKey    string `json:"storageKey,omitempty"`
+	RawStorageKey string `json:"rawStorageKey,omitempty"`
+	// LocalPath is a path on the user's machine, for files not stored.
+	LocalPath string `json:"localPath,omitempty"`
+	// ParserType "sandbox-raw" means the sandbox holds no parsed text.
+	ParserType string `json:"parserType,omitempty"`
+	// RagMode is "inline" or RagModeSessionRetrieval.
+	RagMode string `json:"ragMode,omitempty"`
+	// The session attachment fields describe a session-retrieval file.
+	SessionAttachmentID            string `json:"sessionAttachmentId,omitempty"`
+	SessionAttachmentIndexStatus   string `json:"sessionAttachmentIndexStatus,omitempty"`
+	SessionAttachmentStatus        string `json:"sessionAttachmentStatus,omitempty"`
+	SessionAttachmentBlockedReason string `json:"sessionAttachmentBlockedReason,omitempty"`
+	// ByteLength is the stored size, shown in sandbox blocks.
+	ByteLength float64 `json:"byteLength,omitempty"`
+	// LineCount is the stored line count (kept, not used).
+	LineCount float64 `json:"lineCount,omitempty"`
 
 	// Extra holds unknown keys with their raw values.
 	Extra map[string]json.RawMessage `json:"-"`
@@ -139,9 +179,11 @@ const RagModeSessionRetrieval = "session-retrieval"
 
 // MessageLink is a web page attached to a message.
 type MessageLink struct {
-	ID         string `json:"id"`
-	URL        string `json:"url"`
-	Title      string `json:"title"`
+	// ID, URL and Title describe the page; Title is its FILE_NAME.
+	ID    string `json:"id"`
+	URL   string `json:"url"`
+	Title string `json:"title"`
+	// StorageKey is the key of the stored page text.
 	StorageKey string `json:"storageKey,omitempty"`
 
 	// Extra holds unknown keys with their raw values.
@@ -152,9 +194,12 @@ type MessageLink struct {
 // message is covered by the summary message (an assistant message with
 // isSummary set).
 type CompactionPoint struct {
-	SummaryMessageID  string  `json:"summaryMessageId"`
-	BoundaryMessageID string  `json:"boundaryMessageId"`
-	CreatedAt         float64 `json:"createdAt"`
+	// SummaryMessageID is the summary that stands in for the history.
+	SummaryMessageID string `json:"summaryMessageId"`
+	// BoundaryMessageID is the last message the summary covers.
+	BoundaryMessageID string `json:"boundaryMessageId"`
+	// CreatedAt orders the points; the latest applicable one is used.
+	CreatedAt float64 `json:"createdAt"`
 }
 
 // The alias types have the fields but not the methods, so that the JSON

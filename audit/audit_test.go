@@ -1,0 +1,243 @@
+package audit_test
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+
+	"github.com/ctxaudit/ctx/audit"
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/render"
+	"github.com/ctxaudit/ctx/schemas/schematest"
+)
+
+func str(s string) *string   { return &s }
+func num(f float64) *float64 { return &f }
+
+func text(id, s string) discover.Extra { return discover.Extra{ID: id, Kind: "note", Text: str(s)} }
+
+func file(id, p string) discover.Extra { return discover.Extra{ID: id, Kind: "note", Path: str(p)} }
+
+// build builds a manifest from files and extras in a temporary project and
+// validates it against the schema.
+func build(t *testing.T, files map[string]string, budgets manifest.Budgets, natives []string, extras ...discover.Extra) *manifest.Manifest {
+	t.Helper()
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, content := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	m, err := manifest.Build(context.Background(), manifest.Options{
+		Discover: discover.Options{Agent: "corteza", ProjectDir: dir, Home: dir, NoDiscover: true, NativePaths: natives, Extras: extras},
+		Budgets:  budgets,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := manifest.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	schematest.Manifest(t, b)
+	return m
+}
+
+func run(t *testing.T, m *manifest.Manifest, th audit.Thresholds) *audit.Report {
+	t.Helper()
+	r, err := audit.Run(m, th, nil)
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	return r
+}
+
+func f(src, code, sev, rel string) audit.Finding {
+	return audit.Finding{SourceID: src, Code: code, Severity: sev, RelatedID: rel}
+}
+
+// TestEveryCode builds one manifest that raises every finding code and
+// checks the findings and their order: rows in order, codes in the
+// reference's order within a row, the total last.
+func TestEveryCode(t *testing.T) {
+	t.Parallel()
+	nat := func(id, p, ev string, aud ...string) discover.Extra {
+		return discover.Extra{ID: id, Kind: "native", Path: str(p), Delivery: "native", NativeEvidence: ev, Audience: aud}
+	}
+	seven := int64(7)
+	zero := int64(0)
+	m := build(t,
+		map[string]string{"n.md": "native rules\n", "n2.md": "native rules\n", "bad.md": "\xff", "a.md": "shared text\n"},
+		manifest.Budgets{{Name: "cut", Budget: manifest.Budget{MaxChars: &seven}}, {Name: "gone", Budget: manifest.Budget{MaxLines: &zero}}},
+		nil,
+		nat("n1", "n.md", "loaded by the agent"),
+		nat("n2", "n2.md", ""),               // same bytes as n1: equivalence warning, evidence missing
+		nat("n3", "other.md", "ev", "codex"), // audience mismatch: excluded, mismatch, missing
+		file("dup-native", "n.md"),           // native_overlap
+		file("missing", "gone.md"),           // missing
+		file("bad", "bad.md"),                // unreadable
+		file("a", "a.md"),                    // included
+		file("a-path", "./a.md"),             // same_path
+		text("a-content", "shared text\n"),   // same_content
+		file("missing-again", "gone.md"),     // missing, then equivalence (info)
+		discover.Extra{ID: "codex-only", Kind: "note", Text: str("x"), Audience: []string{"codex"}},
+		text("big", "0123456789012345678901234"), // 25 chars, 7 tokens: oversized with layer 5
+		text("cut", "truncate me please"),        // truncated
+		text("gone", "exhausted"),                // budget_exhausted: truncated
+	)
+	r := run(t, m, audit.Thresholds{LayerTokens: 5, TotalTokens: 10})
+	want := []audit.Finding{
+		f("n2", "equivalence", "warning", "n1"), // both native
+		f("n2", "native_evidence_missing", "warning", ""),
+		f("n3", "missing", "warning", ""),
+		f("n3", "audience_excluded", "info", ""),
+		f("n3", "native_audience_mismatch", "warning", ""),
+		f("dup-native", "native_overlap", "info", "n1"),
+		f("missing", "missing", "warning", ""),
+		f("bad", "unreadable", "warning", ""),
+		f("a-path", "same_path", "info", "a"),
+		f("a-content", "same_content", "info", "a"),
+		f("missing-again", "missing", "warning", ""),
+		f("missing-again", "equivalence", "info", "missing"),
+		f("codex-only", "audience_excluded", "info", ""),
+		f("big", "oversized_source", "warning", ""),
+		f("cut", "truncated", "warning", ""),
+		f("gone", "truncated", "warning", ""), // budget_exhausted
+		f("", "oversized_total", "warning", ""),
+	}
+	if !reflect.DeepEqual(r.Findings, want) {
+		t.Errorf("findings =\n%v\nwant\n%v", r.Findings, want)
+	}
+	// the total is the rendered text, separators included
+	rendered := "shared text\n" + "\n\n" + "0123456789012345678901234" + "\n\n" + "truncat"
+	if got := render.Text(m); got != rendered {
+		t.Fatalf("render = %q, want %q", got, rendered)
+	}
+	if wantTotal := measure.Measure([]byte(rendered), nil); r.Total != wantTotal || r.Total.Tokens != 12 {
+		t.Errorf("total = %+v, want %+v", r.Total, wantTotal)
+	}
+	if r.Agent != "corteza" || r.Estimator != measure.Default().Name() || len(r.Sources) != len(m.Sources) {
+		t.Errorf("report header: %q %q %d sources", r.Agent, r.Estimator, len(r.Sources))
+	}
+	if !r.Fails("warning") || !r.Fails("info") {
+		t.Errorf("Fails: warning %v, info %v; want both", r.Fails("warning"), r.Fails("info"))
+	}
+}
+
+func TestEquivalenceSeverity(t *testing.T) {
+	t.Parallel()
+	late := discover.Extra{ID: "late", Kind: "native", Text: str("same"), Delivery: "native", NativeEvidence: "ev", Order: num(10)}
+	m := build(t, nil, nil, nil, text("early", "same"), late)
+	r := run(t, m, audit.DefaultThresholds())
+	want := []audit.Finding{
+		f("early", "native_overlap", "info", "late"),
+		f("late", "equivalence", "info", "early"), // only one side is native
+	}
+	if !reflect.DeepEqual(r.Findings, want) {
+		t.Errorf("findings = %v, want %v", r.Findings, want)
+	}
+}
+
+// TestClean pins that natives from native_paths carry evidence (no
+// native_evidence_missing) and that a clean manifest has no findings.
+func TestClean(t *testing.T) {
+	t.Parallel()
+	m := build(t, map[string]string{"N.md": "n"}, nil, []string{"N.md"}, text("a", "A"), text("b", "B"))
+	r := run(t, m, audit.DefaultThresholds())
+	if len(r.Findings) != 0 || r.Findings == nil {
+		t.Errorf("findings = %#v, want an empty list", r.Findings)
+	}
+	if r.Fails("info") || r.Fails("warning") {
+		t.Errorf("a clean report fails")
+	}
+	if r.Total != (measure.Sizes{Bytes: 4, Chars: 4, Lines: 3, Tokens: 1}) {
+		t.Errorf("total = %+v, want the sizes of %q", r.Total, "A\n\nB")
+	}
+}
+
+func TestThresholds(t *testing.T) {
+	t.Parallel()
+	// "abcdefgh" is 2 tokens; the rendered total "abcdefgh\n\nxyz" is 13 chars, 4 tokens
+	m := build(t, nil, nil, nil, text("a", "abcdefgh"), text("b", "xyz"))
+	inf := math.Inf(1)
+	tests := []struct {
+		name  string
+		th    audit.Thresholds
+		codes []string
+	}{
+		{"defaults", audit.DefaultThresholds(), nil},
+		{"zero", audit.Thresholds{LayerTokens: 0, TotalTokens: 0}, []string{"a:oversized_source", "b:oversized_source", ":oversized_total"}},
+		{"equal is not over", audit.Thresholds{LayerTokens: 2, TotalTokens: 4}, nil},
+		{"one below", audit.Thresholds{LayerTokens: 1, TotalTokens: 3}, []string{"a:oversized_source", ":oversized_total"}},
+		{"fractional", audit.Thresholds{LayerTokens: 1.5, TotalTokens: 3.5}, []string{"a:oversized_source", ":oversized_total"}},
+		{"unlimited", audit.Thresholds{LayerTokens: inf, TotalTokens: inf}, nil},
+	}
+	for _, tt := range tests {
+		r := run(t, m, tt.th)
+		var got []string
+		for _, x := range r.Findings {
+			got = append(got, x.SourceID+":"+x.Code)
+			if x.Severity != audit.Warning {
+				t.Errorf("%s: %v is not a warning", tt.name, x)
+			}
+		}
+		if !reflect.DeepEqual(got, tt.codes) {
+			t.Errorf("%s: findings %q, want %q", tt.name, got, tt.codes)
+		}
+	}
+	if th := audit.DefaultThresholds(); th.LayerTokens != 2000 || th.TotalTokens != 8000 {
+		t.Errorf("DefaultThresholds = %+v", th)
+	}
+	for _, bad := range []struct {
+		th   audit.Thresholds
+		want string
+	}{
+		{audit.Thresholds{LayerTokens: -1, TotalTokens: 1}, "layer_tokens must be a nonnegative number or inf"},
+		{audit.Thresholds{LayerTokens: 1, TotalTokens: -0.5}, "total_tokens must be a nonnegative number or inf"},
+		{audit.Thresholds{LayerTokens: math.NaN(), TotalTokens: 1}, "layer_tokens must be a nonnegative number or inf"},
+		{audit.Thresholds{LayerTokens: 1, TotalTokens: math.Inf(-1)}, "total_tokens must be a nonnegative number or inf"},
+	} {
+		if _, err := audit.Run(m, bad.th, nil); err == nil || err.Error() != bad.want {
+			t.Errorf("Run(%+v) error = %v, want %q", bad.th, err, bad.want)
+		}
+	}
+}
+
+func TestFails(t *testing.T) {
+	t.Parallel()
+	info := &audit.Report{Findings: []audit.Finding{f("a", "same_content", "info", "b")}}
+	if info.Fails("warning") || !info.Fails("info") {
+		t.Errorf("an info finding: Fails(warning) %v, Fails(info) %v", info.Fails("warning"), info.Fails("info"))
+	}
+}
+
+// TestStoredManifest audits a manifest read back from JSON: the same report.
+func TestStoredManifest(t *testing.T) {
+	t.Parallel()
+	two := int64(2)
+	m := build(t, nil, manifest.Budgets{{Name: "a", Budget: manifest.Budget{MaxChars: &two}}}, nil, text("a", "abc"), file("g", "gone.md"))
+	b, err := manifest.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := manifest.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, r2 := run(t, m, audit.DefaultThresholds()), run(t, d, audit.DefaultThresholds())
+	if !reflect.DeepEqual(r1, r2) {
+		t.Errorf("audit of the stored manifest differs:\n%+v\n%+v", r1, r2)
+	}
+	if len(r1.Findings) != 2 || r1.Findings[0].Code != "truncated" || r1.Findings[1].Code != "missing" {
+		t.Errorf("findings = %v", r1.Findings)
+	}
+}

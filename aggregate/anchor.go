@@ -345,6 +345,24 @@ func byAnchors(lines []string, a Anchors, n int) (int, int, bool) {
 	return 0, 0, false
 }
 
+// matched counts the non-blank digests of b that pair with one of a.
+func matched(a, b []string) int {
+	ca := map[string]int{}
+	for _, d := range a {
+		if d != "-" {
+			ca[d]++
+		}
+	}
+	n := 0
+	for _, d := range b {
+		if d != "-" && ca[d] > 0 {
+			ca[d]--
+			n++
+		}
+	}
+	return n
+}
+
 // dice is the Dice coefficient of the multisets of non-blank digests.
 func dice(a, b []string) float64 {
 	ca := map[string]int{}
@@ -443,20 +461,23 @@ func fuzzySearch(digests, fp []string) (int, int, float64, bool) {
 }
 
 // refine moves each end of the 0-based range [st, en] by up to fuzzyRefine
-// lines, within [lo, hi], to the best dice score (ties: the length closest
-// to the fingerprint's), then drops blank lines pulled in at the ends.
+// lines, within [lo, hi], to match as many fingerprint lines as possible,
+// preferring the length closest to the fingerprint's (so an edited line at
+// an end is kept, while unrelated lines next to the slice are dropped), then
+// drops blank lines pulled in at the ends. It returns the dice score.
 func refine(digests, fp []string, st, en, lo, hi int) (int, int, float64) {
 	n := len(fp)
-	bs, be, bsc := st, en, dice(fp, digests[st:en+1])
+	bs, be := st, en
+	bi := matched(fp, digests[st:en+1])
 	for ds := -fuzzyRefine; ds <= fuzzyRefine; ds++ {
 		for de := -fuzzyRefine; de <= fuzzyRefine; de++ {
 			s, e := st+ds, en+de
 			if s < lo || e > hi || e < s {
 				continue
 			}
-			sc := dice(fp, digests[s:e+1])
-			if sc > bsc+1e-12 || (sc > bsc-1e-12 && abs((e-s+1)-n) < abs((be-bs+1)-n)) {
-				bs, be, bsc = s, e, sc
+			in := matched(fp, digests[s:e+1])
+			if in > bi || (in == bi && abs((e-s+1)-n) < abs((be-bs+1)-n)) {
+				bs, be, bi = s, e, in
 			}
 		}
 	}
@@ -466,7 +487,7 @@ func refine(digests, fp []string, st, en, lo, hi int) (int, int, float64) {
 	for be > bs && digests[be] == "-" && fp[n-1] != "-" {
 		be--
 	}
-	return bs, be, bsc
+	return bs, be, dice(fp, digests[bs:be+1])
 }
 
 func abs(x int) int {

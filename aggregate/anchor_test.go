@@ -57,6 +57,7 @@ func TestResolveSlice(t *testing.T) {
 		{"whitespace changed", file(10, reindented, 10), ResolutionAnchored, 11, 15},
 		{"a line added inside", file(10, append(append([]string{}, block[:2]...), append([]string{"    # note"}, block[2:]...)...), 10), ResolutionAnchored, 11, 16},
 		{"moved and edited", movedEdited, ResolutionFuzzy, 3, 7},
+		{"last line edited, the lines after it gone", file(10, append(append([]string{}, block[:4]...), "    return sorted(out)"), 0), ResolutionAnchored, 11, 15},
 		{"deleted", file(10, nil, 10), ResolutionOrphaned, 0, 0},
 		{"replaced by other code", file(10, []string{"def other():", "    return 42", "", "def more():", "    pass"}, 10), ResolutionOrphaned, 0, 0},
 		{"empty file", "", ResolutionOrphaned, 0, 0},

@@ -1,5 +1,61 @@
 package aggregate
 
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/ctxaudit/ctx/aggregate/codeview"
+)
+
 // DefaultEngine returns the engine the pipeline uses when Options.Engine is
-// nil.
-func DefaultEngine() Engine { return TextEngine{} }
+// nil: package codeview (tree-sitter views for Python, C, C++, Go,
+// JavaScript, TypeScript, Rust and Java, and heuristic summaries).
+func DefaultEngine() Engine { return codeviewEngine{} }
+
+// codeviewEngine adapts package codeview to [Engine].
+type codeviewEngine struct{}
+
+func (codeviewEngine) Detect(p string) (string, bool) {
+	l, ok := codeview.Detect(p)
+	return string(l), ok
+}
+
+func (codeviewEngine) Symbols(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
+	ss, err := codeview.Symbols(ctx, codeview.Language(lang), src)
+	if err != nil {
+		return nil, unsupported(err)
+	}
+	out := make([]Symbol, len(ss))
+	for i, s := range ss {
+		out[i] = Symbol{Name: s.Name, Path: s.Path, Kind: s.Kind, StartLine: s.StartLine, EndLine: s.EndLine, Depth: s.Depth}
+	}
+	return out, nil
+}
+
+func (codeviewEngine) Skeleton(ctx context.Context, lang string, src []byte) (string, error) {
+	s, err := codeview.Skeleton(ctx, codeview.Language(lang), src)
+	return s, unsupported(err)
+}
+
+func (codeviewEngine) Outline(ctx context.Context, lang string, src []byte) (string, error) {
+	s, err := codeview.Outline(ctx, codeview.Language(lang), src)
+	return s, unsupported(err)
+}
+
+func (codeviewEngine) Mask(ctx context.Context, lang string, src []byte, mask map[string]string) (string, error) {
+	s, err := codeview.Mask(ctx, codeview.Language(lang), src, mask)
+	return s, unsupported(err)
+}
+
+func (codeviewEngine) Summary(ctx context.Context, p string, src []byte) string {
+	return codeview.Summary(ctx, p, src)
+}
+
+// unsupported maps codeview.ErrUnsupported to ErrUnsupported.
+func unsupported(err error) error {
+	if err != nil && errors.Is(err, codeview.ErrUnsupported) {
+		return fmt.Errorf("%w (%w)", ErrUnsupported, err)
+	}
+	return err
+}

@@ -320,7 +320,7 @@ func TestRunWritesAndCancels(t *testing.T) {
 	if res.OutputPath != filepath.Join(out, "p_001.md") {
 		t.Errorf("output path %s", res.OutputPath)
 	}
-	if b, _ := os.ReadFile(res.OutputPath); string(b) != res.Markdown {
+	if b, _ := os.ReadFile(res.OutputPath); string(b) != res.Markdown+"\n" {
 		t.Errorf("file holds %q", b)
 	}
 	ctx, cancel := context.WithCancel(context.Background())

@@ -443,7 +443,8 @@ type Result struct {
 }
 
 // Run builds the items and screenshots, composes the markdown and, when
-// opts.OutputDir is set, writes it to the next free numbered file.
+// opts.OutputDir is set, writes it, followed by a newline, to the next free
+// numbered file.
 func Run(ctx context.Context, opts Options) (*Result, error) {
 	o, err := opts.normalized()
 	if err != nil {
@@ -469,7 +470,8 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		p, err := WriteNumbered(o.OutputDir, o.Namespace, []byte(res.Markdown))
+		// the file ends with a newline, like the --stdout output
+		p, err := WriteNumbered(o.OutputDir, o.Namespace, []byte(res.Markdown+"\n"))
 		if err != nil {
 			return nil, err
 		}

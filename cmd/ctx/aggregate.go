@@ -155,24 +155,28 @@ func (e *env) aggregate(c *cli.Context) error {
 	if format != "markdown" && format != "json" {
 		return usagef("--format: must be markdown or json, not %q", format)
 	}
-	s, err := loadAggregate(c, args, true)
-	if err != nil {
-		return err
-	}
-	o := s.opts
+	var strategy aggregate.Strategy
 	if c.IsSet("strategy") {
 		st, err := aggregate.ParseStrategy(c.String("strategy"))
 		if err != nil || c.String("strategy") == "" {
 			return usagef("--strategy: must be auto, summarize or full, not %q", c.String("strategy"))
 		}
-		o.Strategy = st
+		strategy = st
 	}
 	for _, f := range c.StringSlice("focus") {
 		if discover.Blank(f) {
 			return usagef("--focus: must not be empty")
 		}
-		o.Focus = append(o.Focus, f)
 	}
+	s, err := loadAggregate(c, args, true)
+	if err != nil {
+		return err
+	}
+	o := s.opts
+	if strategy != "" {
+		o.Strategy = strategy
+	}
+	o.Focus = append(o.Focus, c.StringSlice("focus")...)
 	if c.Bool("stdout") || format == "json" {
 		o.OutputDir = ""
 	}

@@ -3,8 +3,8 @@ package manifest_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"errors"
+	"fmt"
 	"os"
 	"reflect"
 	"strings"

@@ -8,6 +8,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"syscall"
 	"unicode/utf8"
 
 	"github.com/ctxaudit/ctx/discover"
@@ -153,10 +154,13 @@ func read(c discover.Candidate, max int64) row {
 	r.canonical = discover.Canonical(c.Path)
 	st, err := os.Stat(c.Path)
 	switch {
-	case err != nil && errors.Is(err, fs.ErrNotExist):
+	case err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)):
+		// no such file, also when a parent is not a directory
 		r.status = StatusMissing
 		return r
-	case err != nil || st.IsDir():
+	case err != nil || !st.Mode().IsRegular():
+		// a directory, a permission error, or a FIFO, device or socket,
+		// which could block or never end
 		r.status = StatusUnreadable
 		return r
 	}

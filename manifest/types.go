@@ -10,7 +10,8 @@ import (
 //
 // Changelog:
 //   - 1: the first version: tool, agent, project_dir, estimator, budgets,
-//     sources (36 fields each) and fragments.
+//     sources (36 fields each) and fragments; later extended compatibly
+//     with the optional files, history and sections.
 const SchemaVersion = 1
 
 // Manifest records every instruction source considered for an agent, what
@@ -24,6 +25,13 @@ type Manifest struct {
 	Budgets       Budgets   `json:"budgets"`
 	Sources       []Source  `json:"sources"`
 	Fragments     Fragments `json:"fragments"`
+
+	// Files lists the aggregated project files (see [FileRow]).
+	Files []FileRow `json:"files,omitempty"`
+	// History records the discussion history (see [History]).
+	History *History `json:"history,omitempty"`
+	// Sections are the rendered blocks after the instruction fragments.
+	Sections []Section `json:"sections,omitempty"`
 }
 
 // Tool describes the program that wrote the manifest.

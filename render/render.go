@@ -10,8 +10,9 @@ import (
 // Separator joins the fragments of included sources.
 const Separator = "\n\n"
 
-// Text returns the fragments of the included sources, in order, joined by a
-// blank line; "" when nothing is included. Fragments are emitted exactly as
+// Text returns the fragments of the included sources, in order, then the
+// text of the manifest's sections (aggregated files, discussion history),
+// joined by a blank line; "" when there is nothing. Fragments are emitted exactly as
 // recorded, so a fragment ending in "\n" followed by the separator gives
 // "\n\n\n".
 func Text(m *manifest.Manifest) string {
@@ -22,6 +23,11 @@ func Text(m *manifest.Manifest) string {
 		}
 		if i < len(m.Fragments) {
 			parts = append(parts, m.Fragments[i].Text)
+		}
+	}
+	for _, sec := range m.Sections {
+		if sec.Text != "" {
+			parts = append(parts, sec.Text)
 		}
 	}
 	return strings.Join(parts, Separator)

@@ -1,0 +1,90 @@
+package manifest
+
+import "github.com/ctxaudit/ctx/measure"
+
+// Sections, files and history extend schema_version 1 compatibly: they are
+// optional fields that older readers of version 1 never saw, and a manifest
+// without them is exactly the original format.
+
+// Section ids, in rendering order.
+const (
+	SectionFiles       = "files"
+	SectionScreenshots = "screenshots"
+	SectionHistory     = "discussion_history"
+)
+
+// Section is a block of rendered text that follows the instruction
+// fragments: the aggregated files (with screenshots) first, the discussion
+// history last, so that the static prefix stays the same across turns.
+type Section struct {
+	ID     string `json:"id"`
+	Text   string `json:"text"`
+	Bytes  int    `json:"bytes"`
+	Chars  int    `json:"chars"`
+	Lines  int    `json:"lines"`
+	Tokens int    `json:"tokens"`
+	Hash   string `json:"hash"`
+}
+
+// FileRow records one aggregated project file: what was asked for, what was
+// read, the view that was emitted and its sizes and hashes.
+type FileRow struct {
+	Entry    string `json:"entry"`
+	Path     string `json:"path"`
+	ViewMode string `json:"view_mode"`
+	Language string `json:"language"`
+	// Status is "ok", "error", "binary", "excluded" (auto_aggregate false) or
+	// "fallback" (the view fell back to a summary).
+	Status   string `json:"status"`
+	Error    string `json:"error"`
+	Fallback string `json:"fallback"`
+
+	SourceBytes  *int    `json:"source_bytes"`
+	SourceChars  *int    `json:"source_chars"`
+	SourceLines  *int    `json:"source_lines"`
+	SourceTokens *int    `json:"source_tokens"`
+	SourceHash   *string `json:"source_hash"`
+
+	EmittedBytes  int    `json:"emitted_bytes"`
+	EmittedChars  int    `json:"emitted_chars"`
+	EmittedLines  int    `json:"emitted_lines"`
+	EmittedTokens int    `json:"emitted_tokens"`
+	EmittedHash   string `json:"emitted_hash"`
+
+	Slices []SliceRow `json:"slices,omitempty"`
+}
+
+// SliceRow records one custom slice and how it was found again.
+type SliceRow struct {
+	Tag        string `json:"tag"`
+	Comment    string `json:"comment"`
+	StartLine  int    `json:"start_line"`
+	EndLine    int    `json:"end_line"`
+	Resolution string `json:"resolution"`
+	// NewStartLine and NewEndLine are where the slice was found; 0 when orphaned.
+	NewStartLine int    `json:"new_start_line"`
+	NewEndLine   int    `json:"new_end_line"`
+	ContentHash  string `json:"content_hash"`
+}
+
+// History records the discussion history that was rendered last.
+type History struct {
+	// File is the history file as configured ("" when given otherwise).
+	File         string         `json:"file"`
+	SourceHash   string         `json:"source_hash"`
+	MessagesIn   int            `json:"messages_in"`
+	MessagesOut  int            `json:"messages_out"`
+	TokensBefore int            `json:"tokens_before"`
+	TokensAfter  int            `json:"tokens_after"`
+	Dropped      map[string]int `json:"dropped"`
+	Stubbed      int            `json:"stubbed"`
+	// Hash is the BLAKE3 of the rendered section text.
+	Hash string `json:"hash"`
+}
+
+// NewSection measures text and returns it as a section (est nil uses
+// measure.Default()).
+func NewSection(id, text string, est measure.Estimator) Section {
+	z := measure.Measure([]byte(text), est)
+	return Section{ID: id, Text: text, Bytes: z.Bytes, Chars: z.Chars, Lines: z.Lines, Tokens: z.Tokens, Hash: measure.Hash([]byte(text))}
+}

@@ -1,0 +1,142 @@
+package schemas_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/schemas"
+	"github.com/ctxaudit/ctx/schemas/schematest"
+)
+
+// sourceFields are the 36 fields of a source row, in the reference's order.
+var sourceFields = []string{
+	"id", "kind", "order", "requested_path", "path", "canonical_path", "audience", "delivery", "origin", "scope",
+	"config_path", "native_evidence", "status", "included", "reason", "duplicate_of", "equivalent_to", "equivalence",
+	"audience_matches", "source_bytes", "source_chars", "source_lines", "source_tokens", "source_hash", "hash_algorithm",
+	"emitted_bytes", "emitted_chars", "emitted_lines", "emitted_tokens", "emitted_hash",
+	"truncated", "budget", "max_chars", "max_lines", "omitted_chars", "omitted_lines",
+}
+
+type schemaDoc struct {
+	ID         string                     `json:"$id"`
+	Required   []string                   `json:"required"`
+	Properties map[string]json.RawMessage `json:"properties"`
+	Defs       struct {
+		Source struct {
+			Required   []string                   `json:"required"`
+			Properties map[string]json.RawMessage `json:"properties"`
+		} `json:"source"`
+	} `json:"$defs"`
+}
+
+func load(t *testing.T) schemaDoc {
+	t.Helper()
+	var d schemaDoc
+	if err := json.Unmarshal(schemas.ManifestV1(), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// jsonFields returns the JSON names of the fields of a struct type, in
+// order, split into required (no omitempty) and optional.
+func jsonFields(v any) (required, optional []string) {
+	rt := reflect.TypeOf(v)
+	for i := range rt.NumField() {
+		tag := rt.Field(i).Tag.Get("json")
+		name, opts, _ := strings.Cut(tag, ",")
+		if name == "" || name == "-" {
+			continue
+		}
+		if strings.Contains(opts, "omitempty") {
+			optional = append(optional, name)
+		} else {
+			required = append(required, name)
+		}
+	}
+	return required, optional
+}
+
+func TestCompiles(t *testing.T) {
+	t.Parallel()
+	if _, err := schematest.ManifestV1(); err != nil {
+		t.Fatal(err)
+	}
+	if d := load(t); d.ID != schemas.ManifestV1ID {
+		t.Errorf("$id = %q, want %q", d.ID, schemas.ManifestV1ID)
+	}
+}
+
+// TestSourceFields checks the schema and the Go type against the
+// reference's 36 fields, in order (a drift check).
+func TestSourceFields(t *testing.T) {
+	t.Parallel()
+	d := load(t)
+	if !reflect.DeepEqual(d.Defs.Source.Required, sourceFields) {
+		t.Errorf("schema source.required =\n%q\nwant\n%q", d.Defs.Source.Required, sourceFields)
+	}
+	if len(d.Defs.Source.Properties) != len(sourceFields) {
+		t.Errorf("schema source has %d properties, want %d", len(d.Defs.Source.Properties), len(sourceFields))
+	}
+	req, opt := jsonFields(manifest.Source{})
+	if !reflect.DeepEqual(req, sourceFields) || len(opt) != 0 {
+		t.Errorf("manifest.Source JSON fields =\n%q (optional %q)\nwant\n%q", req, opt, sourceFields)
+	}
+}
+
+// TestTopLevelFields checks that every field of manifest.Manifest is in the
+// schema, required unless it is omitted when empty.
+func TestTopLevelFields(t *testing.T) {
+	t.Parallel()
+	d := load(t)
+	req, opt := jsonFields(manifest.Manifest{})
+	want := []string{"schema_version", "tool", "agent", "project_dir", "estimator", "budgets", "sources", "fragments"}
+	if !reflect.DeepEqual(req, want) {
+		t.Errorf("manifest.Manifest required JSON fields = %q, want %q", req, want)
+	}
+	if !reflect.DeepEqual(d.Required, req) {
+		t.Errorf("schema required = %q, want %q", d.Required, req)
+	}
+	for _, name := range append(req, opt...) {
+		if _, ok := d.Properties[name]; !ok {
+			t.Errorf("schema lacks the top-level property %q", name)
+		}
+	}
+	if len(d.Properties) != len(req)+len(opt) {
+		t.Errorf("schema has %d top-level properties, the Go type %d", len(d.Properties), len(req)+len(opt))
+	}
+}
+
+func TestManifestV1IsACopy(t *testing.T) {
+	t.Parallel()
+	a := schemas.ManifestV1()
+	a[0] = 'x'
+	if b := schemas.ManifestV1(); b[0] != '{' || bytes.Equal(a, b) {
+		t.Errorf("ManifestV1 returns shared bytes")
+	}
+}
+
+func TestMinimalManifest(t *testing.T) {
+	t.Parallel()
+	doc := `{"schema_version": 1, "tool": {"name": "ctx", "version": "0.1.0"}, "agent": "a", "project_dir": "/p",
+		"estimator": "ceiling(characters / 4), version 1", "budgets": {"memory": {"max_chars": 3, "max_lines": null}},
+		"sources": [], "fragments": {}}`
+	if err := schematest.CheckManifest([]byte(doc)); err != nil {
+		t.Errorf("a minimal manifest does not validate: %v", err)
+	}
+	for _, bad := range []string{
+		strings.Replace(doc, `"agent": "a"`, `"agent": ""`, 1),
+		strings.Replace(doc, `"max_chars": 3`, `"max_chars": -3`, 1),
+		strings.Replace(doc, `"max_chars": 3`, `"max_chars": 1.5`, 1),
+		strings.Replace(doc, `"name": "ctx"`, `"name": "other"`, 1),
+		strings.Replace(doc, `"fragments": {}`, `"fragments": {"x": 1}`, 1),
+	} {
+		if schematest.CheckManifest([]byte(bad)) == nil {
+			t.Errorf("the schema accepts %s", bad)
+		}
+	}
+}

@@ -60,6 +60,8 @@ type Finding struct {
 
 // Report is the audit of one manifest.
 type Report struct {
+	// Manifest is the audited manifest.
+	Manifest   *manifest.Manifest
 	Agent      string
 	Estimator  string
 	Thresholds Thresholds
@@ -85,7 +87,7 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 			return nil, &Error{Msg: v.name + " must be a nonnegative number or inf"}
 		}
 	}
-	rep := &Report{Agent: m.Agent, Estimator: m.Estimator, Thresholds: th, Sources: m.Sources, Findings: []Finding{}}
+	rep := &Report{Manifest: m, Agent: m.Agent, Estimator: m.Estimator, Thresholds: th, Sources: m.Sources, Findings: []Finding{}}
 	byID := map[string]*manifest.Source{}
 	for i := range m.Sources {
 		byID[m.Sources[i].ID] = &m.Sources[i]

@@ -118,6 +118,13 @@ func build(c *cli.Context) (*setup, *manifest.Manifest, error) {
 	if err != nil {
 		return nil, nil, s.buildError(err)
 	}
+	// the static prefix (aggregated files) first, the history last
+	if err := addFiles(c, s, m); err != nil {
+		return nil, nil, err
+	}
+	if err := addHistory(c, s, m); err != nil {
+		return nil, nil, err
+	}
 	return s, m, nil
 }
 
@@ -344,6 +351,9 @@ func auditTable(rep *audit.Report, home string) ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "agent: %s\nestimator: %s\n\nSources\n", rep.Agent, rep.Estimator)
 	if err := table.Write(&b, sourceHeader, sourceRows(rep, home)); err != nil {
+		return nil, err
+	}
+	if err := filesTable(&b, rep.Manifest, home); err != nil {
 		return nil, err
 	}
 	b.WriteString("\nFindings\n")

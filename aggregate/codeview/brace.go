@@ -527,11 +527,13 @@ func goReceiverType(m treesitter.Node, src []byte) string {
 				t = kids[len(kids)-1]
 			case "generic_type":
 				t = t.ChildByField("type")
-			default:
+			case "type_identifier":
 				return t.Text(src)
+			default:
+				return "" // not a valid receiver type
 			}
 		}
-		return t.Text(src)
+		return ""
 	}
 	return ""
 }
@@ -602,7 +604,7 @@ func (s *braceSymbolizer) goNode(n treesitter.Node, sc scope) {
 				rn = n
 			}
 			for _, name := range sp.FieldChildren("name") {
-				if name.Text(src) == "_" {
+				if name.Type() != "identifier" || name.Text(src) == "_" {
 					continue
 				}
 				s.add(sc, kind, name.Text(src), rn, treesitter.Node{})

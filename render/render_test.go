@@ -100,3 +100,23 @@ func TestTextUsesIncluded(t *testing.T) {
 		t.Errorf("Separator = %q", render.Separator)
 	}
 }
+
+// TestTextSections pins the ctx extension: sections (aggregated files,
+// history) follow the instruction fragments, joined the same way; empty
+// sections add no separator. Rows without an aligned fragment are skipped.
+func TestTextSections(t *testing.T) {
+	t.Parallel()
+	m := &manifest.Manifest{
+		SchemaVersion: 1,
+		Sources:       []manifest.Source{{ID: "a", Included: true}, {ID: "lost", Included: true}},
+		Fragments:     manifest.Fragments{{ID: "a", Text: "A\n"}},
+		Sections:      []manifest.Section{{ID: "files", Text: "F"}, {ID: "empty"}, {ID: "history", Text: "H"}},
+	}
+	if got, want := render.Text(m), "A\n\n\nF\n\nH"; got != want {
+		t.Errorf("Text = %q, want %q", got, want)
+	}
+	m.Sources[0].Included = false
+	if got, want := render.Text(m), "F\n\nH"; got != want {
+		t.Errorf("Text without fragments = %q, want %q", got, want)
+	}
+}

@@ -1,14 +1,214 @@
 package config
 
+import (
+	"fmt"
+	"math"
+)
+
 // Discussion is the [discussion] table: the message history that ctx render
-// appends last.
+// appends last, built as `ctx messages` builds it. Every key but history is
+// optional; nil pointers and empty strings are absent keys, which keep the
+// command's defaults.
+//
+// The keys mirror the flags of ctx messages, with underscores for dashes
+// (max_messages is --max-messages), so that [Discussion.Check] can name
+// either.
 type Discussion struct {
+	// Line is the line of the [discussion] header.
+	Line int
+	// History is the history file, a {"messages": [...],
+	// "compactionPoints": [...]} document, relative to the project
+	// directory. Required.
+	History string
+
+	MaxMessages *int
+	MaxTokens   *int
+	// ToolCleanup is none, stub-old-results or auto; "" when absent
+	// (none).
+	ToolCleanup   string
+	ContextWindow *int
+	Threshold     *float64
+	// KeepToolRounds is keep_tool_rounds.
+	KeepToolRounds *int
+	// Preserve lists message ids whose tool results are never stubbed.
+	Preserve []string
+	// Attachments is the directory of attachment files, relative to the
+	// project directory.
+	Attachments *string
+	Sandbox     bool
+	// ToolUseForFiles is tool_use_for_files.
+	ToolUseForFiles bool
+
+	// Fixes turns every fix of the original's weak points on; the
+	// individual keys below, when present, override it.
+	Fixes                  bool
+	PinSummary             *bool
+	CutAtRoundBoundary     *bool
+	NoLargerStubs          *bool
+	KeepCurrentTurn        *bool
+	AttachmentAsOwnPart    *bool
+	EscapeEnvelope         *bool
+	FileSizeInBytes        *bool
+	MarkMissingAttachments *bool
+	MaxErrorResultChars    *int
+	MaxInlineBytes         *int
+}
+
+// ToolCleanupModes are the valid values of tool_cleanup.
+var ToolCleanupModes = []string{"none", "stub-old-results", "auto"}
+
+// DiscussionBoolKeys are the boolean keys of [discussion] that switch a
+// single fix, in documentation order.
+var DiscussionBoolKeys = []string{"pin_summary", "cut_at_round_boundary", "no_larger_stubs", "keep_current_turn",
+	"attachment_as_own_part", "escape_envelope", "file_size_in_bytes", "mark_missing_attachments"}
+
+// Bools returns the pointers of the individual fix switches, in the order
+// of DiscussionBoolKeys.
+func (d *Discussion) Bools() []**bool {
+	return []**bool{&d.PinSummary, &d.CutAtRoundBoundary, &d.NoLargerStubs, &d.KeepCurrentTurn,
+		&d.AttachmentAsOwnPart, &d.EscapeEnvelope, &d.FileSizeInBytes, &d.MarkMissingAttachments}
+}
+
+// ints returns the keys and pointers of the whole-number options.
+func (d *Discussion) ints() []struct {
+	key string
+	dst **int
+} {
+	return []struct {
+		key string
+		dst **int
+	}{
+		{"max_messages", &d.MaxMessages}, {"max_tokens", &d.MaxTokens}, {"context_window", &d.ContextWindow},
+		{"keep_tool_rounds", &d.KeepToolRounds}, {"max_error_result_chars", &d.MaxErrorResultChars},
+		{"max_inline_bytes", &d.MaxInlineBytes},
+	}
+}
+
+// Check validates the option values (not History) and returns the key of
+// the first invalid one and what is wrong with it, or "", "". The rules:
+// counts and sizes are nonnegative, context_window is positive, threshold
+// is a fraction in (0, 1], tool_cleanup is one of ToolCleanupModes, and
+// context_window and threshold need tool_cleanup auto.
+func (d *Discussion) Check() (key, msg string) {
+	if d.ToolCleanup != "" && !oneOf(d.ToolCleanup, ToolCleanupModes) {
+		return "tool_cleanup", fmt.Sprintf("must be none, stub-old-results or auto, not %q", d.ToolCleanup)
+	}
+	for _, kv := range d.ints() {
+		if *kv.dst != nil && **kv.dst < 0 {
+			return kv.key, fmt.Sprintf("must not be negative, not %d", **kv.dst)
+		}
+	}
+	if d.ContextWindow != nil && *d.ContextWindow == 0 {
+		return "context_window", "must be a positive number of tokens, not 0"
+	}
+	if t := d.Threshold; t != nil && !(*t > 0 && *t <= 1) {
+		return "threshold", fmt.Sprintf("must be a fraction in (0, 1], not %v", *t)
+	}
+	if d.ToolCleanup != "auto" {
+		if d.ContextWindow != nil {
+			return "context_window", "applies only with tool_cleanup auto"
+		}
+		if d.Threshold != nil {
+			return "threshold", "applies only with tool_cleanup auto"
+		}
+	}
+	for i, p := range d.Preserve {
+		if isBlank(p) {
+			return fmt.Sprintf("preserve[%d]", i), "must not be empty"
+		}
+	}
+	if d.Attachments != nil && isBlank(*d.Attachments) {
+		return "attachments", "must not be empty"
+	}
+	return "", ""
 }
 
 // decodeDiscussion decodes the [discussion] table.
 func decodeDiscussion(t Table, c *Config) error {
-	if t.Has("discussion") {
-		return t.Errorf("discussion", "not supported yet")
+	dt, ok, err := t.Sub("discussion")
+	if err != nil || !ok {
+		return err
 	}
+	d := &Discussion{Line: dt.Doc.Line(dt.Path)}
+	keys := []string{"history", "max_messages", "max_tokens", "tool_cleanup", "context_window", "threshold",
+		"keep_tool_rounds", "preserve", "attachments", "sandbox", "tool_use_for_files", "fixes"}
+	keys = append(keys, DiscussionBoolKeys...)
+	keys = append(keys, "max_error_result_chars", "max_inline_bytes")
+	if err := dt.CheckKeys(keys...); err != nil {
+		return err
+	}
+	h, ok, err := dt.String("history")
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return t.Errorf("discussion", "missing history (the history file, such as \"history.json\")")
+	}
+	if isBlank(h) {
+		return dt.Errorf("history", "must not be empty")
+	}
+	d.History = h
+	for _, kv := range d.ints() {
+		n, ok, err := dt.Int(kv.key)
+		if err != nil {
+			return err
+		}
+		if ok {
+			if n > math.MaxInt32 {
+				return dt.Errorf(kv.key, "must be at most %d, not %d", math.MaxInt32, n)
+			}
+			v := int(n)
+			*kv.dst = &v
+		}
+	}
+	if s, ok, err := dt.String("tool_cleanup"); err != nil {
+		return err
+	} else if ok {
+		if s == "" {
+			return dt.Errorf("tool_cleanup", "must be none, stub-old-results or auto, not \"\"")
+		}
+		d.ToolCleanup = s
+	}
+	if f, ok, err := dt.Number("threshold"); err != nil {
+		return err
+	} else if ok {
+		d.Threshold = &f
+	}
+	if v, ok := dt.M["preserve"]; ok {
+		if _, isArr := v.([]any); !isArr {
+			return dt.Errorf("preserve", "must be an array of message ids, not %s", typeName(v))
+		}
+		if d.Preserve, _, err = dt.Strings("preserve"); err != nil {
+			return err
+		}
+	}
+	if s, ok, err := dt.String("attachments"); err != nil {
+		return err
+	} else if ok {
+		d.Attachments = &s
+	}
+	for _, kv := range []struct {
+		key string
+		dst *bool
+	}{{"sandbox", &d.Sandbox}, {"tool_use_for_files", &d.ToolUseForFiles}, {"fixes", &d.Fixes}} {
+		b, _, err := dt.Bool(kv.key)
+		if err != nil {
+			return err
+		}
+		*kv.dst = b
+	}
+	for i, dst := range d.Bools() {
+		b, ok, err := dt.Bool(DiscussionBoolKeys[i])
+		if err != nil {
+			return err
+		}
+		if ok {
+			*dst = &b
+		}
+	}
+	if key, msg := d.Check(); key != "" {
+		return dt.Doc.Errorf(dt.Path+"."+key, "%s", msg)
+	}
+	c.Discussion = d
 	return nil
 }

@@ -1,0 +1,118 @@
+package config
+
+import (
+	"fmt"
+	"testing"
+)
+
+func TestDecodeDiscussion(t *testing.T) {
+	src := `agent = "claude"
+
+[discussion]
+history = "chat/history.json"
+max_messages = 40
+max_tokens = 9000
+tool_cleanup = "auto"
+context_window = 32000
+threshold = 0.5
+keep_tool_rounds = 1
+preserve = ["m7", "m9"]
+attachments = "chat/files"
+sandbox = true
+tool_use_for_files = true
+fixes = true
+escape_envelope = false
+pin_summary = true
+max_error_result_chars = 0
+max_inline_bytes = 4096
+`
+	c, err := Decode("ctx.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Discussion
+	if d == nil {
+		t.Fatal("no discussion")
+	}
+	got := fmt.Sprintf("%d %s %d %d %s %d %v %d %v %s %v %v %v %v %v %v %d %d", d.Line, d.History, *d.MaxMessages,
+		*d.MaxTokens, d.ToolCleanup, *d.ContextWindow, *d.Threshold, *d.KeepToolRounds, d.Preserve,
+		*d.Attachments, d.Sandbox, d.ToolUseForFiles, d.Fixes, *d.EscapeEnvelope, *d.PinSummary,
+		d.CutAtRoundBoundary == nil, *d.MaxErrorResultChars, *d.MaxInlineBytes)
+	want := "3 chat/history.json 40 9000 auto 32000 0.5 1 [m7 m9] chat/files true true true false true true 0 4096"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
+func TestDecodeDiscussionMinimal(t *testing.T) {
+	c, err := Decode("ctx.toml", []byte("[discussion]\nhistory = \"h.json\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := c.Discussion
+	if d.History != "h.json" || d.MaxMessages != nil || d.ToolCleanup != "" || d.Threshold != nil ||
+		d.Preserve != nil || d.Attachments != nil || d.Sandbox || d.Fixes || d.PinSummary != nil {
+		t.Errorf("defaults: %+v", d)
+	}
+	c, err = Decode("ctx.toml", []byte("agent = \"x\"\n"))
+	if err != nil || c.Discussion != nil {
+		t.Errorf("absent table: %+v, %v", c.Discussion, err)
+	}
+}
+
+func TestDecodeDiscussionErrors(t *testing.T) {
+	for _, tc := range []struct {
+		src, want string
+	}{
+		{"discussion = 1", "ctx.toml:1: discussion: must be a table, not an integer"},
+		{"[discussion]\nmax_messages = 3", "ctx.toml:1: discussion: missing history (the history file, such as \"history.json\")"},
+		{"[discussion]\nhistory = \"\"", "ctx.toml:2: discussion.history: must not be empty"},
+		{"[discussion]\nhistory = 1", "ctx.toml:2: discussion.history: must be a string, not an integer"},
+		{"[discussion]\nhistory = \"h\"\nfile = \"x\"", "ctx.toml:3: discussion.file: unknown key (allowed: history, max_messages, max_tokens, tool_cleanup, context_window, threshold, keep_tool_rounds, preserve, attachments, sandbox, tool_use_for_files, fixes, pin_summary, cut_at_round_boundary, no_larger_stubs, keep_current_turn, attachment_as_own_part, escape_envelope, file_size_in_bytes, mark_missing_attachments, max_error_result_chars, max_inline_bytes)"},
+		{"[discussion]\nhistory = \"h\"\nmax_messages = -1", "ctx.toml:3: discussion.max_messages: must not be negative, not -1"},
+		{"[discussion]\nhistory = \"h\"\nmax_tokens = 1.5", "ctx.toml:3: discussion.max_tokens: must be a whole number, not 1.5"},
+		{"[discussion]\nhistory = \"h\"\nmax_tokens = \"inf\"", "ctx.toml:3: discussion.max_tokens: must be a whole number, not a string"},
+		{"[discussion]\nhistory = \"h\"\nkeep_tool_rounds = -2", "ctx.toml:3: discussion.keep_tool_rounds: must not be negative, not -2"},
+		{"[discussion]\nhistory = \"h\"\nmax_inline_bytes = 99999999999", "ctx.toml:3: discussion.max_inline_bytes: must be at most 2147483647, not 99999999999"},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"stub\"", `ctx.toml:3: discussion.tool_cleanup: must be none, stub-old-results or auto, not "stub"`},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"\"", `ctx.toml:3: discussion.tool_cleanup: must be none, stub-old-results or auto, not ""`},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = true", "ctx.toml:3: discussion.tool_cleanup: must be a string, not a boolean"},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"auto\"\ncontext_window = 0", "ctx.toml:4: discussion.context_window: must be a positive number of tokens, not 0"},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"auto\"\nthreshold = 1.5", "ctx.toml:4: discussion.threshold: must be a fraction in (0, 1], not 1.5"},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"auto\"\nthreshold = 0", "ctx.toml:4: discussion.threshold: must be a fraction in (0, 1], not 0"},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"auto\"\nthreshold = \"x\"", "ctx.toml:4: discussion.threshold: must be a number, not a string"},
+		{"[discussion]\nhistory = \"h\"\ncontext_window = 8192", "ctx.toml:3: discussion.context_window: applies only with tool_cleanup auto"},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"none\"\nthreshold = 0.5", "ctx.toml:4: discussion.threshold: applies only with tool_cleanup auto"},
+		{"[discussion]\nhistory = \"h\"\npreserve = \"m1\"", "ctx.toml:3: discussion.preserve: must be an array of message ids, not a string"},
+		{"[discussion]\nhistory = \"h\"\npreserve = [\"m1\", 2]", "ctx.toml:3: discussion.preserve[1]: must be a string, not an integer"},
+		{"[discussion]\nhistory = \"h\"\npreserve = [\n  \"m1\",\n  \" \"]", "ctx.toml:5: discussion.preserve[1]: must not be empty"},
+		{"[discussion]\nhistory = \"h\"\nattachments = \"\"", "ctx.toml:3: discussion.attachments: must not be empty"},
+		{"[discussion]\nhistory = \"h\"\nsandbox = \"yes\"", "ctx.toml:3: discussion.sandbox: must be a boolean (true or false), not a string"},
+		{"[discussion]\nhistory = \"h\"\nfixes = 1", "ctx.toml:3: discussion.fixes: must be a boolean (true or false), not an integer"},
+		{"[discussion]\nhistory = \"h\"\nescape_envelope = \"on\"", "ctx.toml:3: discussion.escape_envelope: must be a boolean (true or false), not a string"},
+	} {
+		_, err := Decode("ctx.toml", []byte(tc.src))
+		if err == nil || err.Error() != tc.want {
+			t.Errorf("%q:\n got %v\nwant %s", tc.src, err, tc.want)
+		}
+	}
+}
+
+func TestDiscussionCheck(t *testing.T) {
+	neg, zero, half := -1, 0, 0.5
+	for _, tc := range []struct {
+		d        Discussion
+		key, msg string
+	}{
+		{Discussion{}, "", ""},
+		{Discussion{ToolCleanup: "auto", ContextWindow: new(int), Threshold: &half}, "context_window", "must be a positive number of tokens, not 0"},
+		{Discussion{MaxErrorResultChars: &neg}, "max_error_result_chars", "must not be negative, not -1"},
+		{Discussion{MaxMessages: &zero, KeepToolRounds: &zero}, "", ""},
+		{Discussion{ToolCleanup: "stub-old-results", Threshold: &half}, "threshold", "applies only with tool_cleanup auto"},
+	} {
+		key, msg := tc.d.Check()
+		if key != tc.key || msg != tc.msg {
+			t.Errorf("%+v: got %q %q, want %q %q", tc.d, key, msg, tc.key, tc.msg)
+		}
+	}
+}

@@ -76,6 +76,12 @@ func OptionsFromConfig(cfg *config.Config, dir, home string) Options {
 		if f.SummaryOnly != nil {
 			o.SummaryOnly = *f.SummaryOnly
 		}
+		if f.MaxTokens != nil {
+			o.MaxTokens = *f.MaxTokens
+		}
+		if f.MaxFileTokens != nil {
+			o.MaxFileTokens = *f.MaxFileTokens
+		}
 	}
 	o.ScreenshotBaseDir = o.BaseDir
 	if s := a.Screenshots; s != nil {

@@ -64,6 +64,25 @@
 // suffix " (AST Skeleton)") or, where unsupported, summaries (" (Summary)");
 // view none and custom items keep their view.
 //
+// # Token budget
+//
+// Off by default. Options.MaxFileTokens ([files] max_file_tokens) caps each
+// file block and Options.MaxTokens ([files] max_tokens, ctx aggregate
+// --max-tokens) bounds all file blocks together; tokens are the blocks'
+// Emitted.Tokens (header and body; the section heading and separators are
+// not counted). A file over a limit is degraded one step at a time along
+// full → skeleton → outline → summary → omitted (masked and custom views
+// sit with the skeleton), skipping a view that is not smaller than the
+// current block or not supported for the file; an omitted file has status
+// "omitted" and no block. The per-file cap is applied first, in order; then,
+// while the total is over, the largest block (on a tie, the later file) is
+// degraded by one step. force_full, tier 3 and Tier 3 focus files are exempt
+// from the cap and degraded by the total only when every other file is
+// omitted. Error, binary, view none and auto_aggregate = false items are
+// never touched. A degraded block's header says so,
+// "### `{label}` (Skeleton; token budget)", and Item.Degraded records the
+// steps and the limit behind them: "full → skeleton → omitted (max_tokens 4000)".
+//
 // # Slices
 //
 // [NewSlice] pins a line range with the BLAKE3 hash of its text, up to three

@@ -93,11 +93,17 @@ type Item struct {
 	RequestedViewMode ViewMode `json:"requested_view_mode"`
 	// Language is the codeview language, else the fence language.
 	Language string `json:"language"`
-	// Status is ok, error or binary.
+	// Status is ok, error, binary or omitted (left out by the token
+	// budget).
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
-	// Fallback says why ViewMode differs from RequestedViewMode.
+	// Fallback says why ViewMode differs from RequestedViewMode when the
+	// view is not supported for the file.
 	Fallback string `json:"fallback,omitempty"`
+	// Degraded says what the token budget did to the item, "" when it left
+	// it alone: the views from RequestedViewMode on and the limit behind each
+	// step, as "full → skeleton → omitted (max_tokens 4000)".
+	Degraded string `json:"degraded,omitempty"`
 	// AutoAggregate is false for items kept out of the markdown.
 	AutoAggregate bool `json:"auto_aggregate"`
 	ForceFull     bool `json:"force_full,omitempty"`
@@ -117,13 +123,16 @@ type Item struct {
 	// Slices reports the resolution of every custom slice.
 	Slices []SliceResult `json:"slices,omitempty"`
 
-	file FileItem // the settings in effect
-	abs  string   // host path, never printed
+	file  FileItem     // the settings in effect
+	abs   string       // host path, never printed
+	src   []byte       // the bytes read, kept while a token budget applies
+	steps []budgetStep // what the token budget did
 }
 
-// Block returns the item's markdown block, or "" when it is not aggregated.
+// Block returns the item's markdown block, or "" when it is not aggregated
+// (auto_aggregate = false, or omitted by the token budget).
 func (it *Item) Block() string {
-	if !it.AutoAggregate {
+	if !it.AutoAggregate || it.Status == StatusOmitted {
 		return ""
 	}
 	return it.Header + "\n\n" + it.Content

@@ -62,6 +62,8 @@ base_dir = "src"
 paths = ["a.py", { path = "b.py", auto_aggregate = false, custom_slices = [{ start_line = 1, end_line = 1, anchor_lines = { before = ["x"] } }] }]
 strategy = "full"
 summary_only = true
+max_tokens = 4000
+max_file_tokens = 500
 [screenshots]
 paths = "s.png"
 [output]
@@ -73,11 +75,12 @@ namespace = "proj"
 	o := OptionsFromConfig(cfg, "/p", "/home/u")
 	if o.BaseDir != "/p/src" || o.ScreenshotBaseDir != "/p/src" || o.OutputDir != "/p/.ctx/out" || o.Namespace != "proj" ||
 		o.Strategy != StrategyFull || !o.SummaryOnly || len(o.Files) != 2 || !o.Files[1].NoAutoAggregate ||
-		o.Files[1].CustomSlices[0].AnchorLines.Before[0] != "x" || o.Screenshots[0] != "s.png" {
+		o.Files[1].CustomSlices[0].AnchorLines.Before[0] != "x" || o.Screenshots[0] != "s.png" ||
+		o.MaxTokens != 4000 || o.MaxFileTokens != 500 {
 		t.Errorf("options: %+v", o)
 	}
 	o = OptionsFromConfig(&config.Config{}, "/p", "/home/u")
-	if o.BaseDir != "/p" || o.Namespace != DefaultNamespace || o.Files != nil {
+	if o.BaseDir != "/p" || o.Namespace != DefaultNamespace || o.Files != nil || o.MaxTokens != 0 || o.MaxFileTokens != 0 {
 		t.Errorf("defaults: %+v", o)
 	}
 }

@@ -83,6 +83,13 @@ type Options struct {
 	Concurrency int
 	// MaxFileBytes caps one file's size; 0 is DefaultMaxFileBytes.
 	MaxFileBytes int64
+	// MaxFileTokens caps the tokens of each file block and MaxTokens those
+	// of all file blocks together; 0 is no limit (the default). Files over
+	// a limit are degraded full → skeleton → outline → summary → omitted,
+	// and Item.Degraded records it (see the package documentation, "Token
+	// budget").
+	MaxFileTokens int
+	MaxTokens     int
 	// Engine renders the structural views; nil is the default engine.
 	Engine Engine
 	// Ignore decides what globs and walks skip; nil is git's rules
@@ -133,6 +140,9 @@ func (o Options) normalized() (Options, error) {
 	}
 	if o.Concurrency <= 0 {
 		o.Concurrency = runtime.GOMAXPROCS(0)
+	}
+	if o.MaxTokens < 0 || o.MaxFileTokens < 0 {
+		return o, fmt.Errorf("token limits must not be negative (max_tokens %d, max_file_tokens %d)", o.MaxTokens, o.MaxFileTokens)
 	}
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes
@@ -287,6 +297,11 @@ func buildItems(ctx context.Context, o Options) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
+	if o.budgeted() {
+		if err := applyBudget(ctx, o, items); err != nil {
+			return nil, err
+		}
+	}
 	return items, nil
 }
 
@@ -325,6 +340,9 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	res := View(ctx, o.Engine, t.label, d.src, t.file, mode)
 	it.ViewMode, it.Language, it.Fallback, it.Slices, it.Content = res.Mode, res.Language, res.Fallback, res.Slices, res.Body
 	it.Status = StatusOK
+	if o.budgeted() {
+		it.src = d.src
+	}
 	switch {
 	case res.Binary:
 		it.Status = StatusBinary

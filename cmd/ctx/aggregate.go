@@ -54,7 +54,9 @@ Examples:
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT`: markdown, or json to print the items instead"},
 			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, masked, none or custom"},
 			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize or full (default: [files] strategy, else auto)"},
-			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by relative path or base name (repeatable)"}),
+			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by relative path or base name (repeatable)"},
+			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (default: [files] max_tokens, else none)"},
+			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (default: [files] max_file_tokens, else none)"}),
 		Action: func(c *cli.Context) error { return e.aggregate(c) },
 	}}
 }
@@ -177,6 +179,17 @@ func (e *env) aggregate(c *cli.Context) error {
 		o.Strategy = strategy
 	}
 	o.Focus = append(o.Focus, c.StringSlice("focus")...)
+	for _, f := range []struct {
+		name string
+		dst  *int
+	}{{"max-tokens", &o.MaxTokens}, {"max-file-tokens", &o.MaxFileTokens}} {
+		if c.IsSet(f.name) {
+			if c.Int(f.name) < 1 {
+				return usagef("--%s: must be 1 or more, not %d", f.name, c.Int(f.name))
+			}
+			*f.dst = c.Int(f.name)
+		}
+	}
 	if c.Bool("stdout") || format == "json" {
 		o.OutputDir = ""
 	}

@@ -21,6 +21,11 @@ type Files struct {
 	Strategy *string     // auto, summarize or full
 	// SummaryOnly is summary_only.
 	SummaryOnly *bool
+	// MaxTokens is max_tokens, the token budget of all aggregated files
+	// together; MaxFileTokens is max_file_tokens, the cap per file. Nil
+	// (absent) is no limit; a present value is 1 or more.
+	MaxTokens     *int
+	MaxFileTokens *int
 }
 
 // FileEntry is one element of a paths array: a path or glob string, or an
@@ -200,7 +205,7 @@ func decodePresets(t Table) ([]Preset, error) {
 }
 
 func decodeFiles(t Table) (*Files, error) {
-	if err := t.CheckKeys("base_dir", "paths", "strategy", "summary_only"); err != nil {
+	if err := t.CheckKeys("base_dir", "paths", "strategy", "summary_only", "max_tokens", "max_file_tokens"); err != nil {
 		return nil, err
 	}
 	f := &Files{Line: t.Doc.Line(t.Path)}
@@ -225,6 +230,23 @@ func decodeFiles(t Table) (*Files, error) {
 		return nil, err
 	} else if ok {
 		f.SummaryOnly = &b
+	}
+	for _, kv := range []struct {
+		key string
+		dst **int
+	}{{"max_tokens", &f.MaxTokens}, {"max_file_tokens", &f.MaxFileTokens}} {
+		n, ok, err := t.Int(kv.key)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		if n < 1 || n > 1<<31-1 {
+			return nil, t.Errorf(kv.key, "must be a number of tokens (1 or more; leave it out for no limit), not %d", n)
+		}
+		v := int(n)
+		*kv.dst = &v
 	}
 	return f, nil
 }

@@ -83,6 +83,24 @@ files = "**"
 	}
 }
 
+func TestDecodeFilesTokenLimits(t *testing.T) {
+	c, err := Decode("ctx.toml", []byte("[files]\npaths = [\"a\"]\nmax_tokens = 4000\nmax_file_tokens = 500\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.Aggregate.Files
+	if f.MaxTokens == nil || *f.MaxTokens != 4000 || f.MaxFileTokens == nil || *f.MaxFileTokens != 500 {
+		t.Errorf("limits: %+v", f)
+	}
+	c, err = Decode("ctx.toml", []byte("[files]\npaths = [\"a\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f := c.Aggregate.Files; f.MaxTokens != nil || f.MaxFileTokens != nil {
+		t.Errorf("absent limits decoded: %+v", f)
+	}
+}
+
 func TestDecodeAggregateAbsent(t *testing.T) {
 	c, err := Decode("ctx.toml", []byte("agent = \"x\"\n"))
 	if err != nil {
@@ -98,7 +116,7 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		src, want string
 	}{
 		{"files = 1", "ctx.toml:1: files: must be a table, not an integer"},
-		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, summary_only)"},
+		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, summary_only, max_tokens, max_file_tokens)"},
 		{"[files]\npaths = 3", "ctx.toml:2: files.paths: must be a path or an array of paths and tables, not an integer"},
 		{"[files]\npaths = [\"a\", 3]", "ctx.toml:2: files.paths[1]: must be a path or a table with a path, not an integer"},
 		{"[files]\npaths = [\"\"]", "ctx.toml:2: files.paths[0]: must not be empty"},
@@ -119,6 +137,10 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		{"[files]\nstrategy = \"all\"", `ctx.toml:2: files.strategy: must be auto, summarize or full, not "all"`},
 		{"[files]\nsummary_only = 1", "ctx.toml:2: files.summary_only: must be a boolean (true or false), not an integer"},
 		{"[files]\nbase_dir = \"\"", "ctx.toml:2: files.base_dir: must not be empty"},
+		{"[files]\nmax_tokens = 0", "ctx.toml:2: files.max_tokens: must be a number of tokens (1 or more; leave it out for no limit), not 0"},
+		{"[files]\nmax_file_tokens = -5", "ctx.toml:2: files.max_file_tokens: must be a number of tokens (1 or more; leave it out for no limit), not -5"},
+		{"[files]\nmax_tokens = 1.5", "ctx.toml:2: files.max_tokens: must be a whole number, not 1.5"},
+		{"[files]\nmax_tokens = \"inf\"", "ctx.toml:2: files.max_tokens: must be a whole number, not a string"},
 		{"[screenshots]\npaths = [1]", "ctx.toml:2: screenshots.paths[0]: must be a string, not an integer"},
 		{"[screenshots]\nbase = \".\"", "ctx.toml:2: screenshots.base: unknown key (allowed: base_dir, paths)"},
 		{"[output]\nnamespace = \"a/b\"", `ctx.toml:2: output.namespace: must be a non-empty name without slashes, not "a/b"`},

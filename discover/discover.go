@@ -173,6 +173,9 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 	if opts.SharedMode == SharedPath && Blank(opts.SharedPath) {
 		return nil, &Error{Field: "shared_path", Msg: "must not be empty"}
 	}
+	if opts.Home == "" && needsHome(opts) {
+		return nil, &Error{Field: "home", Msg: "a path starts with ~ but no home directory was given"}
+	}
 	project, err := ProjectDir(opts.ProjectDir, opts.Home)
 	if err != nil {
 		return nil, err
@@ -380,4 +383,35 @@ func Canonical(p string) string {
 		return a
 	}
 	return r
+}
+
+// needsHome reports whether any path of opts expands ~.
+func needsHome(opts Options) bool {
+	tilde := func(p string) bool { return p == "~" || strings.HasPrefix(p, "~/") }
+	paths := append([]string{opts.ProjectDir, opts.WorkspaceDir}, opts.NativePaths...)
+	switch {
+	case opts.NoDiscover:
+	case opts.SharedMode == SharedPath:
+		paths = append(paths, opts.SharedPath)
+	case opts.SharedMode == SharedUnset:
+		env := ""
+		if opts.Getenv != nil {
+			env = opts.Getenv(SharedEnv)
+		}
+		if env == "" {
+			env = DefaultSharedPath
+		}
+		paths = append(paths, env)
+	}
+	for _, e := range opts.Extras {
+		if e.Path != nil {
+			paths = append(paths, *e.Path)
+		}
+	}
+	for _, p := range paths {
+		if tilde(p) {
+			return true
+		}
+	}
+	return false
 }

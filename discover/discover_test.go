@@ -485,3 +485,20 @@ func TestDeterministic(t *testing.T) {
 		t.Errorf("ids = %s", got)
 	}
 }
+
+func TestTildeWithoutHome(t *testing.T) {
+	dir := t.TempDir()
+	for _, opts := range []Options{
+		{Agent: "a", ProjectDir: dir, SharedMode: SharedUnset},
+		{Agent: "a", ProjectDir: dir, SharedMode: SharedDisabled, NativePaths: []string{"~/x.md"}},
+		{Agent: "a", ProjectDir: dir, SharedMode: SharedPath, SharedPath: "~/g.md"},
+	} {
+		_, err := Sources(context.Background(), opts)
+		if err == nil || !strings.Contains(err.Error(), "no home directory") {
+			t.Errorf("%+v: got %v, want a no-home error", opts, err)
+		}
+	}
+	if _, err := Sources(context.Background(), Options{Agent: "a", ProjectDir: dir, SharedMode: SharedDisabled}); err != nil {
+		t.Errorf("no ~ anywhere: %v", err)
+	}
+}

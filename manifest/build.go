@@ -238,13 +238,13 @@ func decide(rows []row, agent string) {
 		}
 	}
 	var accepted []*row
+	all := make([]*row, len(rows))
+	for i := range rows {
+		all[i] = &rows[i]
+	}
 	for i := range rows {
 		r := &rows[i]
-		earlier := make([]*row, i)
-		for j := 0; j < i; j++ {
-			earlier[j] = &rows[j]
-		}
-		if o, how := duplicate(r, earlier); o != nil {
+		if o, how := duplicate(r, all[:i]); o != nil {
 			r.equivTo, r.equivalence = o.c.ID, how
 		}
 		switch {

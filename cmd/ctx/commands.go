@@ -11,5 +11,6 @@ func commands(e *env) []*cli.Command {
 	cs = append(cs, aggregateCommands(e)...)
 	cs = append(cs, sliceCommands(e)...)
 	cs = append(cs, statsCommands(e)...)
+	cs = append(cs, messagesCommands(e)...)
 	return cs
 }

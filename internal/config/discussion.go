@@ -88,7 +88,8 @@ func (d *Discussion) ints() []struct {
 // the first invalid one and what is wrong with it, or "", "". The rules:
 // counts and sizes are nonnegative, context_window is positive, threshold
 // is a fraction in (0, 1], tool_cleanup is one of ToolCleanupModes, and
-// context_window and threshold need tool_cleanup auto.
+// context_window and threshold need tool_cleanup auto. The messages name no
+// syntax, so that ctx messages can report them for its flags.
 func (d *Discussion) Check() (key, msg string) {
 	if d.ToolCleanup != "" && !oneOf(d.ToolCleanup, ToolCleanupModes) {
 		return "tool_cleanup", fmt.Sprintf("must be none, stub-old-results or auto, not %q", d.ToolCleanup)
@@ -106,10 +107,10 @@ func (d *Discussion) Check() (key, msg string) {
 	}
 	if d.ToolCleanup != "auto" {
 		if d.ContextWindow != nil {
-			return "context_window", "applies only with tool_cleanup auto"
+			return "context_window", "applies only when tool cleanup is auto"
 		}
 		if d.Threshold != nil {
-			return "threshold", "applies only with tool_cleanup auto"
+			return "threshold", "applies only when tool cleanup is auto"
 		}
 	}
 	for i, p := range d.Preserve {

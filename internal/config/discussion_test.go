@@ -81,8 +81,8 @@ func TestDecodeDiscussionErrors(t *testing.T) {
 		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"auto\"\nthreshold = 1.5", "ctx.toml:4: discussion.threshold: must be a fraction in (0, 1], not 1.5"},
 		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"auto\"\nthreshold = 0", "ctx.toml:4: discussion.threshold: must be a fraction in (0, 1], not 0"},
 		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"auto\"\nthreshold = \"x\"", "ctx.toml:4: discussion.threshold: must be a number, not a string"},
-		{"[discussion]\nhistory = \"h\"\ncontext_window = 8192", "ctx.toml:3: discussion.context_window: applies only with tool_cleanup auto"},
-		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"none\"\nthreshold = 0.5", "ctx.toml:4: discussion.threshold: applies only with tool_cleanup auto"},
+		{"[discussion]\nhistory = \"h\"\ncontext_window = 8192", "ctx.toml:3: discussion.context_window: applies only when tool cleanup is auto"},
+		{"[discussion]\nhistory = \"h\"\ntool_cleanup = \"none\"\nthreshold = 0.5", "ctx.toml:4: discussion.threshold: applies only when tool cleanup is auto"},
 		{"[discussion]\nhistory = \"h\"\npreserve = \"m1\"", "ctx.toml:3: discussion.preserve: must be an array of message ids, not a string"},
 		{"[discussion]\nhistory = \"h\"\npreserve = [\"m1\", 2]", "ctx.toml:3: discussion.preserve[1]: must be a string, not an integer"},
 		{"[discussion]\nhistory = \"h\"\npreserve = [\n  \"m1\",\n  \" \"]", "ctx.toml:5: discussion.preserve[1]: must not be empty"},
@@ -108,7 +108,7 @@ func TestDiscussionCheck(t *testing.T) {
 		{Discussion{ToolCleanup: "auto", ContextWindow: new(int), Threshold: &half}, "context_window", "must be a positive number of tokens, not 0"},
 		{Discussion{MaxErrorResultChars: &neg}, "max_error_result_chars", "must not be negative, not -1"},
 		{Discussion{MaxMessages: &zero, KeepToolRounds: &zero}, "", ""},
-		{Discussion{ToolCleanup: "stub-old-results", Threshold: &half}, "threshold", "applies only with tool_cleanup auto"},
+		{Discussion{ToolCleanup: "stub-old-results", Threshold: &half}, "threshold", "applies only when tool cleanup is auto"},
 	} {
 		key, msg := tc.d.Check()
 		if key != tc.key || msg != tc.msg {

@@ -1,0 +1,305 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/internal/config"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// historyHeading starts the Discussion History section, in ctx messages
+// --format markdown and in the rendered context.
+const historyHeading = "## Discussion History\n\n"
+
+func messagesCommands(e *env) []*cli.Command {
+	return []*cli.Command{{
+		Name:      "messages",
+		Usage:     "build the chat history an agent sends to its model, and report what was left out",
+		ArgsUsage: "[FILE|-]",
+		Description: `Reads {"messages": [...], "compactionPoints": [...]} (messages in Chatbox's
+storage format) from FILE, or from stdin when FILE is - or absent, builds the
+context as the original builder does (steering order, eligibility,
+compaction, error filter, message limit, tool cleanup, attachments) and prints
+{"messages": [...], "report": {...}}: the messages to send, and what was
+dropped and why, which tool results were stubbed, what happened to every
+attachment and the token estimates before and after.
+
+The defaults reproduce the original byte for byte, with no tool cleanup
+(--tool-cleanup none). --tool-cleanup auto measures the selected messages
+against --context-window and --threshold and stubs old tool results when the
+original would; the report then has a "pressure" entry. --fixes turns on
+every fix of the original's weak points; a fix's own flag, given as well,
+overrides it (--fixes --escape-envelope=false). --max-tokens 0 means no
+token budget; --preserve takes one id per flag or a comma-separated list.
+
+Examples:
+   ctx messages history.json
+   ctx messages --max-messages 50 --tool-cleanup stub-old-results history.json
+   ctx messages --tool-cleanup auto --context-window 32000 < history.json
+   ctx messages --attachments files --fixes --max-tokens 20000 history.json
+   ctx messages --format markdown history.json`,
+		Flags: []cli.Flag{
+			&cli.IntFlag{Name: "max-messages", Usage: "keep at most `N` recent messages plus the current input, in sticky chunks (default: no limit)"},
+			&cli.IntFlag{Name: "max-tokens", Usage: "drop the oldest messages until the output is at most `N` tokens (0: no budget)"},
+			&cli.StringFlag{Name: "tool-cleanup", Value: "none", Usage: "`MODE` for old tool results: none, stub-old-results, or auto (by context pressure)"},
+			&cli.IntFlag{Name: "context-window", Usage: "model window in `TOKENS` for --tool-cleanup auto (default: 128000)"},
+			&cli.Float64Flag{Name: "threshold", Usage: "compaction threshold as a `FRACTION` of the available window for --tool-cleanup auto (default: 0.6)"},
+			&cli.IntFlag{Name: "keep-tool-rounds", Usage: "keep the tool results of the last `N` rounds when stubbing (default: 2; 0 stubs all)"},
+			&cli.StringSliceFlag{Name: "preserve", Usage: "never stub the tool results of message `ID` (repeatable)"},
+			&cli.StringFlag{Name: "attachments", Usage: "read attachments from `DIR`, keyed by storage key (default: none can be read)"},
+			&cli.BoolFlag{Name: "sandbox", Usage: "inject sandbox paths instead of attachment content"},
+			&cli.BoolFlag{Name: "tool-use-for-files", Usage: "the model reads files with tools: cut attachments over 500 lines to 100"},
+			&cli.StringFlag{Name: "format", Value: "json", Usage: "`FORMAT`: json, or markdown for the Discussion History section"},
+			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
+			&cli.BoolFlag{Name: "fixes", Usage: "turn on every fix below (the max-* fixes at 2000 chars and 256 KiB)"},
+			&cli.BoolFlag{Name: "pin-summary", Usage: "fix: the limits never drop the compaction summary"},
+			&cli.BoolFlag{Name: "cut-at-round-boundary", Usage: "fix: the limits cut history at a user message"},
+			&cli.BoolFlag{Name: "no-larger-stubs", Usage: "fix: keep a tool result whose stub would not be smaller"},
+			&cli.BoolFlag{Name: "keep-current-turn", Usage: "fix: never stub results from the last user message on"},
+			&cli.BoolFlag{Name: "attachment-as-own-part", Usage: "fix: append attachments as a new text part, keeping the other parts"},
+			&cli.BoolFlag{Name: "escape-envelope", Usage: "fix: escape names, keys and envelope tags inside attachment content"},
+			&cli.BoolFlag{Name: "file-size-in-bytes", Usage: "fix: FILE_SIZE in UTF-8 bytes, not UTF-16 units"},
+			&cli.BoolFlag{Name: "mark-missing-attachments", Usage: "fix: a visible block for an attachment that could not be read"},
+			&cli.IntFlag{Name: "max-error-result-chars", Usage: "fix: bound error tool results to `N` characters (0: whole)"},
+			&cli.IntFlag{Name: "max-inline-bytes", Usage: "fix: cut attachment content to `N` bytes (0: no cap)"},
+		},
+		Action: func(c *cli.Context) error { return e.messages(c) },
+	}}
+}
+
+func (e *env) messages(c *cli.Context) error {
+	if c.NArg() > 1 {
+		return usagef("messages takes at most one FILE, got %d arguments", c.NArg())
+	}
+	format := c.String("format")
+	if format != "json" && format != "markdown" {
+		return usagef("--format: must be json or markdown, not %q", format)
+	}
+	d, err := discussionFlags(c)
+	if err != nil {
+		return err
+	}
+	name, in := c.Args().First(), e.stdin
+	if name == "" || name == "-" {
+		name = "<stdin>"
+	} else {
+		f, err := openRegular(name, name)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		in = f
+	}
+	_, req, err := readRequest(name, in)
+	if err != nil {
+		return err
+	}
+	var attach string
+	if d.Attachments != nil {
+		attach = *d.Attachments
+	}
+	res, pressure, err := buildHistory(c.Context, req, d, attach, nil)
+	if err != nil {
+		return err
+	}
+	var out bytes.Buffer
+	if format == "markdown" {
+		out.WriteString(historyHeading)
+		if body := history.Markdown(res); body != "" {
+			out.WriteString(body + "\n")
+		}
+	} else {
+		doc := struct {
+			Messages []history.Message `json:"messages"`
+			Report   messagesReport    `json:"report"`
+		}{nonNil(res.Messages), messagesReport{res.Report, pressure}}
+		if err := writeJSON(&out, doc); err != nil {
+			return err
+		}
+	}
+	return e.output(c, out.Bytes())
+}
+
+// messagesReport is the report of ctx messages: the library's report, with
+// the pressure assessment when --tool-cleanup auto chose the mode.
+type messagesReport struct {
+	history.Report
+	Pressure *history.PressureAssessment `json:"pressure,omitempty"`
+}
+
+// discussionFlags turns the flags into the [discussion] options, checked
+// by the same rules as the configuration.
+func discussionFlags(c *cli.Context) (*config.Discussion, error) {
+	d := &config.Discussion{
+		ToolCleanup:     c.String("tool-cleanup"),
+		Sandbox:         c.Bool("sandbox"),
+		ToolUseForFiles: c.Bool("tool-use-for-files"),
+		Fixes:           c.Bool("fixes"),
+	}
+	intFlag := func(name string) *int {
+		if !c.IsSet(name) {
+			return nil
+		}
+		v := c.Int(name)
+		return &v
+	}
+	d.MaxMessages, d.MaxTokens, d.KeepToolRounds = intFlag("max-messages"), intFlag("max-tokens"), intFlag("keep-tool-rounds")
+	d.ContextWindow = intFlag("context-window")
+	d.MaxErrorResultChars, d.MaxInlineBytes = intFlag("max-error-result-chars"), intFlag("max-inline-bytes")
+	if c.IsSet("threshold") {
+		v := c.Float64("threshold")
+		d.Threshold = &v
+	}
+	if c.IsSet("preserve") {
+		d.Preserve = c.StringSlice("preserve")
+	}
+	if c.IsSet("attachments") {
+		v := c.String("attachments")
+		d.Attachments = &v
+	}
+	for i, dst := range d.Bools() {
+		if name := flagName(config.DiscussionBoolKeys[i]); c.IsSet(name) {
+			v := c.Bool(name)
+			*dst = &v
+		}
+	}
+	if key, msg := d.Check(); key != "" {
+		if i := strings.IndexByte(key, '['); i >= 0 {
+			key = key[:i] // preserve[i]
+		}
+		return nil, usagef("--%s: %s", flagName(key), msg)
+	}
+	return d, nil
+}
+
+// flagName turns a [discussion] key into its flag name.
+func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// historyOptions turns [discussion] options into the library's options
+// (without the resolver, the compaction points and the cleanup mode).
+func historyOptions(d *config.Discussion, est measure.Estimator) history.Options {
+	var o history.Options
+	if d.Fixes {
+		o = o.WithFixes(0)
+	}
+	if d.MaxMessages != nil {
+		o.MaxContextMessageCount = history.Limit(*d.MaxMessages)
+	}
+	if d.MaxTokens != nil {
+		o.MaxContextTokens = *d.MaxTokens
+	}
+	if d.KeepToolRounds != nil {
+		o.KeepToolCallRounds = history.Limit(*d.KeepToolRounds)
+	}
+	o.PreserveToolCallMessageIDs = append([]string(nil), d.Preserve...)
+	o.SandboxMode = d.Sandbox
+	o.ModelSupportToolUseForFile = d.ToolUseForFiles
+	o.Estimator = est
+	fixes := []*bool{&o.PinSummary, &o.CutAtRoundBoundary, &o.NoLargerStubs, &o.KeepCurrentTurn,
+		&o.AttachmentAsOwnPart, &o.EscapeEnvelope, &o.FileSizeInBytes, &o.MarkMissingAttachments}
+	for i, src := range d.Bools() {
+		if *src != nil {
+			*fixes[i] = **src
+		}
+	}
+	if d.MaxErrorResultChars != nil {
+		o.MaxErrorResultChars = *d.MaxErrorResultChars
+	}
+	if d.MaxInlineBytes != nil {
+		o.MaxInlineBytes = *d.MaxInlineBytes
+	}
+	return o
+}
+
+// buildHistory builds req with the options of d, reading attachments from
+// attachDir ("" for none). With tool cleanup auto it measures the selection
+// first and returns the assessment.
+func buildHistory(ctx context.Context, req history.Request, d *config.Discussion, attachDir string, est measure.Estimator) (history.Result, *history.PressureAssessment, error) {
+	o := historyOptions(d, est)
+	o.CompactionPoints = req.CompactionPoints
+	if attachDir != "" {
+		r, err := history.NewDirResolver(attachDir, 0, 0)
+		if err != nil {
+			return history.Result{}, nil, fmt.Errorf("attachments: %w", err)
+		}
+		defer r.Close()
+		o.AttachmentResolver = r
+	}
+	var pressure *history.PressureAssessment
+	switch d.ToolCleanup {
+	case "", "none":
+		o.ToolCleanupMode = history.CleanupNone
+	case "auto":
+		sel, err := history.SelectContextMessages(ctx, req.Messages, o)
+		if err != nil {
+			return history.Result{}, nil, err
+		}
+		po := history.PressureOptions{Estimator: est}
+		if d.ContextWindow != nil {
+			po.ContextWindow = *d.ContextWindow
+		}
+		if d.Threshold != nil {
+			po.CompactionThreshold = *d.Threshold
+		}
+		a, err := history.Pressure(ctx, sel, po)
+		if err != nil {
+			return history.Result{}, nil, err
+		}
+		pressure = &a
+		o.ToolCleanupMode = a.Level.ToolCleanupMode()
+	default:
+		o.ToolCleanupMode = history.ToolCleanupMode(d.ToolCleanup)
+	}
+	res, err := history.Build(ctx, req.Messages, o)
+	if err != nil {
+		return history.Result{}, nil, err
+	}
+	return res, pressure, nil
+}
+
+// openRegular opens path for reading, refusing directories and other
+// non-regular files (a FIFO would block); errors call it name.
+func openRegular(path, name string) (*os.File, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: cannot read: %w", name, unwrapPath(err))
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: cannot read: %w", name, unwrapPath(err))
+	}
+	if !st.Mode().IsRegular() {
+		f.Close()
+		if st.IsDir() {
+			return nil, fmt.Errorf("%s: is a directory", name)
+		}
+		return nil, fmt.Errorf("%s: not a regular file", name)
+	}
+	return f, nil
+}
+
+// readRequest reads at most history.MaxRequestBytes from r and decodes them
+// strictly; errors name the input and, for bad JSON, the position.
+func readRequest(name string, r io.Reader) ([]byte, history.Request, error) {
+	data, err := io.ReadAll(io.LimitReader(r, history.MaxRequestBytes+1))
+	if err != nil {
+		return nil, history.Request{}, fmt.Errorf("%s: cannot read: %w", name, unwrapPath(err))
+	}
+	if len(data) > history.MaxRequestBytes {
+		return nil, history.Request{}, fmt.Errorf("%s: larger than %d bytes", name, history.MaxRequestBytes)
+	}
+	req, err := history.DecodeRequest(bytes.NewReader(data))
+	if err != nil {
+		return nil, history.Request{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return data, req, nil
+}

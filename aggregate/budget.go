@@ -141,9 +141,8 @@ func degrade(ctx context.Context, o Options, it *Item, reason string) {
 		}
 		next := *it
 		next.ViewMode, next.Content, next.Slices = res.Mode, res.Body, res.Slices
-		if res.Fallback != "" {
-			next.Fallback = res.Fallback
-		}
+		// a view the file does not support yields the summary; Degraded says
+		// "→ summary", so res.Fallback is not recorded
 		next.Header = degradedHeader(it.Path, res.Mode)
 		em := measured([]byte(next.Block()))
 		if em.Tokens >= it.Emitted.Tokens {

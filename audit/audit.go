@@ -131,6 +131,8 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 			add(s, CodeNativeEvidenceMissing, Warning, "")
 		}
 	}
+	// the aggregated files after the sources, before the total
+	rep.Findings = append(rep.Findings, fileFindings(m)...)
 	text := []byte(render.Text(m))
 	if est == nil {
 		est = measure.Default()

@@ -29,15 +29,26 @@ type Section struct {
 // FileRow records one aggregated project file: what was asked for, what was
 // read, the view that was emitted and its sizes and hashes.
 type FileRow struct {
+	// Kind is "" for a project file and "screenshot" for an image the
+	// section links to (its bytes are hashed, never inlined).
+	Kind     string `json:"kind,omitempty"`
 	Entry    string `json:"entry"`
 	Path     string `json:"path"`
 	ViewMode string `json:"view_mode"`
-	Language string `json:"language"`
-	// Status is "ok", "error", "binary", "excluded" (auto_aggregate false) or
-	// "fallback" (the view fell back to a summary).
+	// RequestedViewMode is the view asked for, when it differs from
+	// ViewMode (a fallback or the token budget).
+	RequestedViewMode string `json:"requested_view_mode,omitempty"`
+	Language          string `json:"language"`
+	// Status is "ok", "error", "binary", "excluded" (auto_aggregate false),
+	// "omitted" (left out by the token budget), "degraded" (a cheaper view
+	// chosen by the token budget) or "fallback" (the view fell back to a
+	// summary).
 	Status   string `json:"status"`
 	Error    string `json:"error"`
 	Fallback string `json:"fallback"`
+	// Degraded records the token budget's steps and limits, as
+	// "full → skeleton (max_tokens 4000)"; "" when it left the file alone.
+	Degraded string `json:"degraded,omitempty"`
 
 	SourceBytes  *int    `json:"source_bytes"`
 	SourceChars  *int    `json:"source_chars"`

@@ -391,6 +391,7 @@ func auditMarkdown(rep *audit.Report, home string) ([]byte, error) {
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# ctx audit: %s\n\nEstimator: %s\n\n## Sources\n\n", mdEscape(rep.Agent), rep.Estimator)
 	mdTable(&b, sourceHeader, sourceRows(rep, home))
+	filesMarkdown(&b, rep.Manifest, home)
 	b.WriteString("\n## Findings\n\n")
 	if len(rep.Findings) == 0 {
 		b.WriteString("None.\n")
@@ -438,6 +439,7 @@ func auditJSON(rep *audit.Report, home string) ([]byte, error) {
 		Agent     string          `json:"agent"`
 		Estimator string          `json:"estimator"`
 		Sources   []auditSource   `json:"sources"`
+		Files     []auditFile     `json:"files,omitempty"`
 		Findings  []audit.Finding `json:"findings"`
 		Total     struct {
 			Bytes  int `json:"bytes"`
@@ -445,7 +447,7 @@ func auditJSON(rep *audit.Report, home string) ([]byte, error) {
 			Lines  int `json:"lines"`
 			Tokens int `json:"tokens"`
 		} `json:"total"`
-	}{Agent: rep.Agent, Estimator: rep.Estimator, Sources: srcs, Findings: rep.Findings}
+	}{Agent: rep.Agent, Estimator: rep.Estimator, Sources: srcs, Files: auditFiles(rep.Manifest, home), Findings: rep.Findings}
 	doc.Total.Bytes, doc.Total.Chars, doc.Total.Lines, doc.Total.Tokens = rep.Total.Bytes, rep.Total.Chars, rep.Total.Lines, rep.Total.Tokens
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)

@@ -1,0 +1,66 @@
+package audit
+
+import (
+	"fmt"
+
+	"github.com/ctxaudit/ctx/manifest"
+)
+
+// Finding codes for the aggregated files (manifest "files" rows). Their
+// SourceID is "file:" + the row's path ("screenshot:" + path for a
+// screenshot row).
+const (
+	// CodeFileError: the file is missing, unreadable, too large, matched
+	// nothing, or its view failed (warning).
+	CodeFileError = "file_error"
+	// CodeFileOmitted: the token budget left the file out (warning).
+	CodeFileOmitted = "file_omitted"
+	// CodeFileDegraded: the token budget rendered a cheaper view than the
+	// one asked for (info).
+	CodeFileDegraded = "file_degraded"
+	// CodeFileFallback: the view is not supported for the file, so a
+	// summary was shown (info).
+	CodeFileFallback = "file_fallback"
+	// CodeSliceOrphaned: a custom slice could not be found in the current
+	// file and is not shown; RelatedID names it by tag, or by its recorded
+	// lines "lines S-E" when untagged (warning).
+	CodeSliceOrphaned = "slice_orphaned"
+)
+
+// fileFindings audits the files rows of m, in order: per row, file_error,
+// file_omitted, file_degraded, file_fallback, then slice_orphaned for each
+// orphaned slice. A manifest without files has none.
+func fileFindings(m *manifest.Manifest) []Finding {
+	var out []Finding
+	for _, r := range m.Files {
+		id := "file:" + r.Path
+		if r.Kind != "" {
+			id = r.Kind + ":" + r.Path
+		}
+		add := func(code, sev, rel string) {
+			out = append(out, Finding{SourceID: id, Code: code, Severity: sev, RelatedID: rel})
+		}
+		if r.Status == "error" {
+			add(CodeFileError, Warning, "")
+		}
+		if r.Status == "omitted" {
+			add(CodeFileOmitted, Warning, "")
+		} else if r.Degraded != "" {
+			add(CodeFileDegraded, Info, "")
+		}
+		if r.Fallback != "" {
+			add(CodeFileFallback, Info, "")
+		}
+		for _, s := range r.Slices {
+			if s.Resolution != "orphaned" {
+				continue
+			}
+			rel := s.Tag
+			if rel == "" {
+				rel = fmt.Sprintf("lines %d-%d", s.StartLine, s.EndLine)
+			}
+			add(CodeSliceOrphaned, Warning, rel)
+		}
+	}
+	return out
+}

@@ -1,0 +1,83 @@
+package audit_test
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+
+	"github.com/ctxaudit/ctx/audit"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+func TestFileFindings(t *testing.T) {
+	m := build(t, map[string]string{"AGENTS.md": "rules\n"}, nil, nil)
+	h := measure.Hash(nil)
+	row := func(path, status string) manifest.FileRow {
+		return manifest.FileRow{Entry: path, Path: path, ViewMode: "full", Status: status, EmittedHash: h}
+	}
+	ok := row("ok.py", "ok")
+	missing := row("missing.py", "error")
+	missing.Error = "file not found: missing.py"
+	omitted := row("big.py", "omitted")
+	omitted.Degraded = "full → skeleton → omitted (max_tokens 10)"
+	degraded := row("mid.py", "degraded")
+	degraded.ViewMode, degraded.Degraded = "skeleton", "full → skeleton (max_tokens 10)"
+	fallback := row("notes.md", "fallback")
+	fallback.ViewMode, fallback.Fallback = "summary", "skeleton view not supported for md files; summary shown"
+	sliced := row("lib.py", "ok")
+	sliced.Slices = []manifest.SliceRow{
+		{Tag: "found", Resolution: "moved", StartLine: 1, EndLine: 2, NewStartLine: 3, NewEndLine: 4},
+		{Tag: "gone", Resolution: "orphaned", StartLine: 5, EndLine: 6},
+		{Resolution: "orphaned", StartLine: 7, EndLine: 9},
+	}
+	shot := row("s.png", "error")
+	shot.Kind, shot.Error = "screenshot", "file not found: s.png"
+	m.Files = []manifest.FileRow{ok, missing, omitted, degraded, fallback, sliced, shot}
+	m.Sections = []manifest.Section{manifest.NewSection(manifest.SectionFiles, "## Files\n\n### `ok.py`", nil)}
+
+	rep, err := audit.Run(m, audit.Thresholds{LayerTokens: math.Inf(1), TotalTokens: 0}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range rep.Findings {
+		got = append(got, fmt.Sprintf("%s %s %s %s", f.SourceID, f.Code, f.Severity, f.RelatedID))
+	}
+	// the files after the sources (none here), before the total
+	want := []string{
+		"file:missing.py file_error warning ",
+		"file:big.py file_omitted warning ",
+		"file:mid.py file_degraded info ",
+		"file:notes.md file_fallback info ",
+		"file:lib.py slice_orphaned warning gone",
+		"file:lib.py slice_orphaned warning lines 7-9",
+		"screenshot:s.png file_error warning ",
+		" oversized_total warning ",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("findings:\n got %q\nwant %q", got, want)
+	}
+	if !rep.Fails(audit.Warning) {
+		t.Error("file errors do not fail a warning check")
+	}
+}
+
+func TestFileFindingsNone(t *testing.T) {
+	// info only: a degraded file does not fail --check at warning level
+	m := build(t, map[string]string{"AGENTS.md": "rules\n"}, nil, nil)
+	m.Files = []manifest.FileRow{{Path: "a.py", ViewMode: "skeleton", Status: "degraded", Degraded: "full → skeleton (max_tokens 1)"}}
+	rep, err := audit.Run(m, audit.Thresholds{LayerTokens: math.Inf(1), TotalTokens: math.Inf(1)}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Fails(audit.Warning) || !rep.Fails(audit.Info) || len(rep.Findings) != 1 {
+		t.Errorf("findings: %+v", rep.Findings)
+	}
+	// a manifest without files has no file findings
+	m.Files = nil
+	if rep, _ = audit.Run(m, audit.Thresholds{LayerTokens: math.Inf(1), TotalTokens: math.Inf(1)}, nil); len(rep.Findings) != 0 {
+		t.Errorf("findings without files: %+v", rep.Findings)
+	}
+}

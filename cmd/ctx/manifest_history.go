@@ -16,9 +16,9 @@ import (
 //
 // The history file and the attachments directory are relative to the
 // project directory (~ expands to the home directory). The section is
-// "## Discussion History\n\n" followed by history.Markdown of the built
-// messages; it is left out when no message remains, and the record's hash
-// is then the hash of the empty text.
+// historySection of history.Markdown of the built messages, the same bytes
+// as ctx messages --format markdown; it is left out when no message
+// remains, and the record's hash is then the hash of the empty text.
 func addHistory(c *cli.Context, s *setup, m *manifest.Manifest) error {
 	if s == nil || s.cfg == nil || s.cfg.Discussion == nil {
 		return nil
@@ -34,17 +34,22 @@ func addHistory(c *cli.Context, s *setup, m *manifest.Manifest) error {
 	if err != nil {
 		return fmt.Errorf("%s.history: %w", where, err)
 	}
-	attach := ""
+	var r history.AttachmentResolver
 	if d.Attachments != nil {
-		attach = config.Resolve(s.projectDir, s.home, *d.Attachments)
+		dr, err := history.NewDirResolver(config.Resolve(s.projectDir, s.home, *d.Attachments), 0, 0)
+		if err != nil {
+			return fmt.Errorf("%s.attachments: %w", where, err)
+		}
+		defer dr.Close()
+		r = dr
 	}
-	res, _, err := buildHistory(c.Context, req, d, attach, s.opts.Estimator)
+	res, _, err := buildHistory(c.Context, req, d, r, s.opts.Estimator)
 	if err != nil {
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	text := ""
 	if body := history.Markdown(res); body != "" {
-		text = historyHeading + body
+		text = historySection(body)
 		m.Sections = append(m.Sections, manifest.NewSection(manifest.SectionHistory, text, s.opts.Estimator))
 	}
 	rep := res.Report

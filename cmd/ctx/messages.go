@@ -15,9 +15,16 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 )
 
-// historyHeading starts the Discussion History section, in ctx messages
-// --format markdown and in the rendered context.
-const historyHeading = "## Discussion History\n\n"
+// historySection returns the Discussion History section for a body from
+// history.Markdown: the heading, the body and a final newline (the heading
+// alone for an empty body). ctx messages --format markdown prints it, and
+// ctx render ends with it when [discussion] is configured.
+func historySection(body string) string {
+	if body == "" {
+		return "## Discussion History\n"
+	}
+	return "## Discussion History\n\n" + body + "\n"
+}
 
 func messagesCommands(e *env) []*cli.Command {
 	return []*cli.Command{{
@@ -102,20 +109,22 @@ func (e *env) messages(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var attach string
+	var r history.AttachmentResolver
 	if d.Attachments != nil {
-		attach = *d.Attachments
+		dr, err := history.NewDirResolver(*d.Attachments, 0, 0)
+		if err != nil {
+			return usagef("--attachments: %v", err)
+		}
+		defer dr.Close()
+		r = dr
 	}
-	res, pressure, err := buildHistory(c.Context, req, d, attach, nil)
+	res, pressure, err := buildHistory(c.Context, req, d, r, nil)
 	if err != nil {
 		return err
 	}
 	var out bytes.Buffer
 	if format == "markdown" {
-		out.WriteString(historyHeading)
-		if body := history.Markdown(res); body != "" {
-			out.WriteString(body + "\n")
-		}
+		out.WriteString(historySection(history.Markdown(res)))
 	} else {
 		doc := struct {
 			Messages []history.Message `json:"messages"`
@@ -219,20 +228,13 @@ func historyOptions(d *config.Discussion, est measure.Estimator) history.Options
 	return o
 }
 
-// buildHistory builds req with the options of d, reading attachments from
-// attachDir ("" for none). With tool cleanup auto it measures the selection
-// first and returns the assessment.
-func buildHistory(ctx context.Context, req history.Request, d *config.Discussion, attachDir string, est measure.Estimator) (history.Result, *history.PressureAssessment, error) {
+// buildHistory builds req with the options of d, reading attachments with
+// r (nil: none can be read). With tool cleanup auto it measures the
+// selection first and returns the assessment.
+func buildHistory(ctx context.Context, req history.Request, d *config.Discussion, r history.AttachmentResolver, est measure.Estimator) (history.Result, *history.PressureAssessment, error) {
 	o := historyOptions(d, est)
 	o.CompactionPoints = req.CompactionPoints
-	if attachDir != "" {
-		r, err := history.NewDirResolver(attachDir, 0, 0)
-		if err != nil {
-			return history.Result{}, nil, fmt.Errorf("attachments: %w", err)
-		}
-		defer r.Close()
-		o.AttachmentResolver = r
-	}
+	o.AttachmentResolver = r
 	var pressure *history.PressureAssessment
 	switch d.ToolCleanup {
 	case "", "none":

@@ -18,9 +18,9 @@ import (
 // manifest.FileRow per item and the rendered files section.
 //
 // It runs only when ctx.toml has [files] or [screenshots]. The section is
-// the static part of what `ctx aggregate --stdout` prints for the same
-// configuration (files, then screenshots; no history, no numbered output
-// file), and it is appended before any history section. Every block of the
+// exactly what `ctx aggregate --stdout` prints for the same configuration
+// without a history (files, then screenshots, and a final newline; no
+// numbered output file), and it is appended before any history section. Every block of the
 // section has a row: a file row per item (a screenshot row per screenshot),
 // whose emitted hash is the BLAKE3 of the block; the section's own hash
 // covers the whole text with its headings and separators. Problems with
@@ -42,7 +42,9 @@ func addFiles(c *cli.Context, s *setup, m *manifest.Manifest) error {
 	}
 	m.Files = append(m.Files, fileRows(res)...)
 	if res.Static != "" {
-		m.Sections = append(m.Sections, manifest.NewSection(manifest.SectionFiles, res.Static, nil))
+		// byte for byte what ctx aggregate --stdout prints: the document and
+		// a final newline
+		m.Sections = append(m.Sections, manifest.NewSection(manifest.SectionFiles, res.Static+"\n", nil))
 	}
 	return nil
 }

@@ -1,0 +1,204 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/internal/config"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/render"
+)
+
+func writeTree(t *testing.T, files map[string]string) string {
+	t.Helper()
+	dir := t.TempDir()
+	for p, c := range files {
+		abs := filepath.Join(dir, filepath.FromSlash(p))
+		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir
+}
+
+func TestRowStatus(t *testing.T) {
+	for _, tc := range []struct {
+		it   aggregate.Item
+		want string
+	}{
+		{aggregate.Item{Status: "ok", AutoAggregate: true}, "ok"},
+		{aggregate.Item{Status: "error", AutoAggregate: true}, "error"},
+		// an excluded file that is missing is still an error
+		{aggregate.Item{Status: "error"}, "error"},
+		{aggregate.Item{Status: "ok"}, "excluded"},
+		{aggregate.Item{Status: "binary"}, "excluded"},
+		{aggregate.Item{Status: "binary", AutoAggregate: true}, "binary"},
+		{aggregate.Item{Status: "omitted", AutoAggregate: true, Degraded: "full → omitted (max_tokens 1)"}, "omitted"},
+		{aggregate.Item{Status: "ok", AutoAggregate: true, Degraded: "full → skeleton (max_tokens 1)", Fallback: "x"}, "degraded"},
+		{aggregate.Item{Status: "ok", AutoAggregate: true, Fallback: "skeleton view not supported"}, "fallback"},
+	} {
+		if got := rowStatus(&tc.it); got != tc.want {
+			t.Errorf("%+v: got %q, want %q", tc.it, got, tc.want)
+		}
+	}
+}
+
+// TestFileRows checks the conversion and the provenance rule: every block
+// of the section has a row whose emitted hash is the block's, and the
+// section is the blocks joined as ctx aggregate joins them.
+func TestFileRows(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"a.py":        "def a():\n    return 1\n",
+		"bin.dat":     "x\x00y",
+		"skip.txt":    "kept out\n",
+		"lib/u.py":    "def u():\n    pass\n",
+		"shots/s.png": "png bytes",
+	})
+	pinned := aggregate.Slice{StartLine: 1, EndLine: 1, Tag: "gone", ContentHash: strings.Repeat("0", 64)}
+	res, err := aggregate.Run(context.Background(), aggregate.Options{
+		BaseDir: dir,
+		Files: []aggregate.FileItem{{Path: "a.py"}, {Path: "bin.dat"}, {Path: "missing.py"},
+			{Path: "skip.txt", NoAutoAggregate: true},
+			{Path: "lib/u.py", ViewMode: aggregate.ViewCustom, CustomSlices: []aggregate.Slice{pinned, {StartLine: 2, EndLine: 2}}}},
+		ScreenshotBaseDir: filepath.Join(dir, "shots"), Screenshots: []string{"*.png", "none/*.png"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := fileRows(res)
+	if len(rows) != 7 {
+		t.Fatalf("%d rows", len(rows))
+	}
+	byPath := map[string]manifest.FileRow{}
+	for _, r := range rows {
+		byPath[r.Path] = r
+	}
+	a := byPath["a.py"]
+	if a.Status != "ok" || a.Entry != "a.py" || a.ViewMode != "full" || a.SourceBytes == nil || *a.SourceBytes != 22 ||
+		*a.SourceLines != 2 || *a.SourceHash != measure.Hash([]byte("def a():\n    return 1\n")) || a.RequestedViewMode != "" {
+		t.Errorf("a.py: %+v", a)
+	}
+	if b := byPath["bin.dat"]; b.Status != "binary" || b.SourceBytes == nil || *b.SourceBytes != 3 || b.SourceHash == nil ||
+		b.SourceChars != nil || b.SourceLines != nil || b.SourceTokens != nil {
+		t.Errorf("bin.dat: %+v", b)
+	}
+	if m := byPath["missing.py"]; m.Status != "error" || m.Error != "file not found: missing.py" || m.SourceBytes != nil ||
+		m.SourceHash != nil || m.SourceTokens != nil || m.EmittedBytes == 0 {
+		t.Errorf("missing.py: %+v", m)
+	}
+	if s := byPath["skip.txt"]; s.Status != "excluded" || s.SourceBytes == nil || s.EmittedBytes != 0 || s.EmittedHash != measure.Hash(nil) {
+		t.Errorf("skip.txt: %+v", s)
+	}
+	u := byPath["lib/u.py"]
+	if len(u.Slices) != 2 {
+		t.Fatalf("slices: %+v", u.Slices)
+	}
+	if s := u.Slices[0]; s.Tag != "gone" || s.Resolution != "orphaned" || s.NewStartLine != 0 || s.ContentHash != "" {
+		t.Errorf("orphaned slice: %+v", s)
+	}
+	if s := u.Slices[1]; s.Resolution != "unpinned" || s.StartLine != 2 || s.NewStartLine != 2 || s.ContentHash != measure.Hash([]byte("    pass")) {
+		t.Errorf("unpinned slice: %+v", s)
+	}
+	if s := byPath["s.png"]; s.Kind != "screenshot" || s.Status != "ok" || s.Entry != "*.png" || *s.SourceBytes != 9 || s.SourceChars != nil {
+		t.Errorf("screenshot: %+v", s)
+	}
+	if s := byPath["none/*.png"]; s.Kind != "screenshot" || s.Status != "error" || s.SourceHash != nil {
+		t.Errorf("screenshot error: %+v", s)
+	}
+
+	// provenance: the rows' blocks rebuild the section
+	var files, shots []string
+	for i, r := range rows {
+		if r.EmittedBytes == 0 {
+			continue
+		}
+		var block string
+		if r.Kind == "screenshot" {
+			block = res.Screenshots[i-len(res.Items)].Block()
+			shots = append(shots, block)
+		} else {
+			block = res.Items[i].Block()
+			files = append(files, block)
+		}
+		if measure.Hash([]byte(block)) != r.EmittedHash || len(block) != r.EmittedBytes {
+			t.Errorf("%s: the emitted hash is not the block's", r.Path)
+		}
+	}
+	const sep = "\n\n---\n\n"
+	want := "## Files\n\n" + strings.Join(files, sep) + sep + "## Screenshots\n\n" + strings.Join(shots, sep)
+	if res.Static != want {
+		t.Errorf("the blocks do not rebuild the section:\n%s\n---- want\n%s", res.Static, want)
+	}
+}
+
+func cliContext(t *testing.T, config string) *cli.Context {
+	t.Helper()
+	set := flag.NewFlagSet("test", flag.ContinueOnError)
+	set.String("config", "", "")
+	if config != "" {
+		if err := set.Set("config", config); err != nil {
+			t.Fatal(err)
+		}
+	}
+	c := cli.NewContext(&cli.App{}, set, nil)
+	c.Context = context.Background()
+	return c
+}
+
+func TestAddFiles(t *testing.T) {
+	dir := writeTree(t, map[string]string{"src/a.py": "A = 1\n", "AGENTS.md": "rules\n"})
+	cfg, err := config.Decode(filepath.Join(dir, "ctx.toml"), []byte("[files]\nbase_dir = \"src\"\npaths = [\"a.py\"]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := &setup{projectDir: dir, cfg: cfg}
+	m := &manifest.Manifest{Sources: []manifest.Source{{ID: "x", Included: true}}, Fragments: manifest.Fragments{{ID: "x", Text: "rules\n"}}}
+	if err := addFiles(cliContext(t, ""), s, m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != 1 || m.Files[0].Path != "a.py" || len(m.Sections) != 1 || m.Sections[0].ID != manifest.SectionFiles {
+		t.Fatalf("files %+v, sections %+v", m.Files, m.Sections)
+	}
+	sec := "## Files\n\n### `a.py`\n\n```py\nA = 1\n```\n"
+	if m.Sections[0].Text != sec || m.Sections[0].Hash != measure.Hash([]byte(sec)) {
+		t.Errorf("section %q", m.Sections[0].Text)
+	}
+	// render: the fragments, then the section
+	if got := render.Text(m); got != "rules\n\n\n"+sec {
+		t.Errorf("render %q", got)
+	}
+
+	// no [files] and no [screenshots]: nothing is added
+	m2 := &manifest.Manifest{}
+	if err := addFiles(cliContext(t, ""), &setup{projectDir: dir, cfg: &config.Config{}}, m2); err != nil || m2.Files != nil || m2.Sections != nil {
+		t.Errorf("without [files]: %v, %+v", err, m2)
+	}
+
+	// relative paths start from the directory of --config, as in ctx aggregate
+	if got := configDir(cliContext(t, "/etc/p/ctx.toml"), s); got != "/etc/p" {
+		t.Errorf("configDir with --config: %q", got)
+	}
+	if got := configDir(cliContext(t, ""), s); got != dir {
+		t.Errorf("configDir: %q", got)
+	}
+
+	// cancellation stops the run
+	c := cliContext(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	c.Context = ctx
+	if err := addFiles(c, s, &manifest.Manifest{}); err == nil {
+		t.Error("a cancelled context did not stop addFiles")
+	}
+}

@@ -71,38 +71,11 @@ type aggSetup struct {
 // loadAggregate reads the configuration and applies --preset and the
 // positional paths (with --view when allowed).
 func loadAggregate(c *cli.Context, args []string, allowView bool) (*aggSetup, error) {
-	home := homeDir()
-	dir := c.String("project-dir")
-	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
-		}
-		dir = wd
-	}
-	if discover.Blank(dir) {
-		return nil, usagef("--project-dir: must not be empty")
-	}
-	abs, err := discover.ProjectDir(dir, home)
+	abs, home, cfg, err := loadConfig(c)
 	if err != nil {
 		return nil, err
 	}
-	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("project directory %s: not a directory", displayPath(dir, home))
-	}
-	var cfg *config.Config
-	cfgDir := abs
-	if p := c.String("config"); p != "" {
-		if cfg, err = config.Load(p, true); err != nil {
-			return nil, err
-		}
-		if a, err := filepath.Abs(p); err == nil {
-			cfgDir = filepath.Dir(a)
-		}
-	} else if cfg, err = config.Load(relativeTo(filepath.Join(abs, config.FileName)), false); err != nil {
-		return nil, err
-	}
-	s := &aggSetup{cfg: cfg, home: home, opts: aggregate.OptionsFromConfig(cfg, cfgDir, home)}
+	s := &aggSetup{cfg: cfg, home: home, opts: aggregate.OptionsFromConfig(cfg, abs, home)}
 	if name := c.String("preset"); c.IsSet("preset") {
 		if len(args) > 0 {
 			return nil, usagef("--preset and paths as arguments cannot be used together")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -34,7 +33,7 @@ func addFiles(c *cli.Context, s *setup, m *manifest.Manifest) error {
 	if a.Files == nil && a.Screenshots == nil {
 		return nil
 	}
-	o := aggregate.OptionsFromConfig(s.cfg, configDir(c, s), s.home)
+	o := aggregate.OptionsFromConfig(s.cfg, s.projectDir, s.home)
 	o.OutputDir, o.History = "", ""
 	res, err := aggregate.Run(c.Context, o)
 	if err != nil {
@@ -47,17 +46,6 @@ func addFiles(c *cli.Context, s *setup, m *manifest.Manifest) error {
 		m.Sections = append(m.Sections, manifest.NewSection(manifest.SectionFiles, res.Static+"\n", nil))
 	}
 	return nil
-}
-
-// configDir is the directory relative [files] paths start from, as in
-// ctx aggregate: that of --config, else the project directory.
-func configDir(c *cli.Context, s *setup) string {
-	if p := c.String("config"); p != "" {
-		if a, err := filepath.Abs(p); err == nil {
-			return filepath.Dir(a)
-		}
-	}
-	return s.projectDir
 }
 
 // fileRows converts the items and screenshots of a run, in order.

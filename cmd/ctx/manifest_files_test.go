@@ -185,14 +185,6 @@ func TestAddFiles(t *testing.T) {
 		t.Errorf("without [files]: %v, %+v", err, m2)
 	}
 
-	// relative paths start from the directory of --config, as in ctx aggregate
-	if got := configDir(cliContext(t, "/etc/p/ctx.toml"), s); got != "/etc/p" {
-		t.Errorf("configDir with --config: %q", got)
-	}
-	if got := configDir(cliContext(t, ""), s); got != dir {
-		t.Errorf("configDir: %q", got)
-	}
-
 	// cancellation stops the run
 	c := cliContext(t, "")
 	ctx, cancel := context.WithCancel(context.Background())

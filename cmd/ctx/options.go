@@ -46,34 +46,40 @@ func homeDir() string {
 	return h
 }
 
-// loadSetup reads the configuration and applies the flags of c.
-func loadSetup(c *cli.Context) (*setup, error) {
-	home := homeDir()
+// loadConfig resolves the project directory of c and reads the
+// configuration: --config FILE, else DIR/ctx.toml when it exists. Paths in
+// the configuration resolve against the project directory.
+func loadConfig(c *cli.Context) (abs, home string, cfg *config.Config, err error) {
+	home = homeDir()
 	dir := c.String("project-dir")
 	if dir == "" {
-		wd, err := os.Getwd()
-		if err != nil {
-			return nil, err
+		if dir, err = os.Getwd(); err != nil {
+			return "", "", nil, err
 		}
-		dir = wd
 	}
 	if discover.Blank(dir) {
-		return nil, usagef("--project-dir: must not be empty")
+		return "", "", nil, usagef("--project-dir: must not be empty")
 	}
-	abs, err := discover.ProjectDir(dir, home)
-	if err != nil {
-		return nil, err
+	if abs, err = discover.ProjectDir(dir, home); err != nil {
+		return "", "", nil, err
 	}
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
-		return nil, fmt.Errorf("project directory %s: not a directory", displayPath(dir, home))
+		return "", "", nil, fmt.Errorf("project directory %s: not a directory", displayPath(dir, home))
 	}
-	cfgPath := c.String("config")
-	var cfg *config.Config
-	if cfgPath != "" {
-		cfg, err = config.Load(cfgPath, true)
+	if p := c.String("config"); p != "" {
+		cfg, err = config.Load(p, true)
 	} else {
 		cfg, err = config.Load(relativeTo(filepath.Join(abs, config.FileName)), false)
 	}
+	if err != nil {
+		return "", "", nil, err
+	}
+	return abs, home, cfg, nil
+}
+
+// loadSetup reads the configuration and applies the flags of c.
+func loadSetup(c *cli.Context) (*setup, error) {
+	abs, home, cfg, err := loadConfig(c)
 	if err != nil {
 		return nil, err
 	}

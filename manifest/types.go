@@ -71,26 +71,7 @@ func (bs Budgets) Get(name string) (Budget, bool) {
 
 // MarshalJSON encodes the budgets as an object in order.
 func (bs Budgets) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, b := range bs {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		k, err := marshal(b.Name)
-		if err != nil {
-			return nil, err
-		}
-		v, err := marshal(b.Budget)
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(v)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return marshalObject(len(bs), func(i int) (string, any) { return bs[i].Name, bs[i].Budget })
 }
 
 // UnmarshalJSON decodes the object, keeping its order.
@@ -130,26 +111,7 @@ func (fs Fragments) Get(id string) (string, bool) {
 
 // MarshalJSON encodes the fragments as an object in order.
 func (fs Fragments) MarshalJSON() ([]byte, error) {
-	var buf bytes.Buffer
-	buf.WriteByte('{')
-	for i, f := range fs {
-		if i > 0 {
-			buf.WriteByte(',')
-		}
-		k, err := marshal(f.ID)
-		if err != nil {
-			return nil, err
-		}
-		v, err := marshal(f.Text)
-		if err != nil {
-			return nil, err
-		}
-		buf.Write(k)
-		buf.WriteByte(':')
-		buf.Write(v)
-	}
-	buf.WriteByte('}')
-	return buf.Bytes(), nil
+	return marshalObject(len(fs), func(i int) (string, any) { return fs[i].ID, fs[i].Text })
 }
 
 // UnmarshalJSON decodes the object, keeping its order.
@@ -227,6 +189,31 @@ const (
 	ReasonFallbackNotSelected = "fallback_not_selected"
 	ReasonBudgetExhausted     = "budget_exhausted"
 )
+
+// marshalObject encodes n key/value pairs as a JSON object, in order.
+func marshalObject(n int, pair func(i int) (string, any)) ([]byte, error) {
+	var buf bytes.Buffer
+	buf.WriteByte('{')
+	for i := 0; i < n; i++ {
+		key, val := pair(i)
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		k, err := marshal(key)
+		if err != nil {
+			return nil, err
+		}
+		v, err := marshal(val)
+		if err != nil {
+			return nil, err
+		}
+		buf.Write(k)
+		buf.WriteByte(':')
+		buf.Write(v)
+	}
+	buf.WriteByte('}')
+	return buf.Bytes(), nil
+}
 
 func marshal(v any) ([]byte, error) {
 	var buf bytes.Buffer

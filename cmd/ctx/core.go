@@ -24,23 +24,32 @@ import (
 func coreCommands(e *env) []*cli.Command {
 	return []*cli.Command{
 		{
-			Name:      "discover",
-			Usage:     "list the candidate instruction sources without reading them",
+			Name:  "discover",
+			Usage: "list the candidate instruction sources without reading them",
+			Description: "Examples:\n" +
+				"   ctx discover                        # with agent and paths from ./ctx.toml\n" +
+				"   ctx discover --agent codex --workspace ../ws --native AGENTS.md",
 			ArgsUsage: " ",
 			Flags:     commonFlags(),
 			Action:    func(c *cli.Context) error { return e.discover(c) },
 		},
 		{
-			Name:      "manifest",
-			Usage:     "print the manifest as JSON, or write it with -o",
+			Name:  "manifest",
+			Usage: "print the manifest as JSON, or write it with -o",
+			Description: "Examples:\n" +
+				"   ctx manifest --agent claude -o context.manifest.json\n" +
+				"   ctx manifest -C ../service --no-shared",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"}),
 			Action: func(c *cli.Context) error { return e.manifest(c) },
 		},
 		{
-			Name:      "render",
-			Usage:     "print the rendered context, or write it with -o",
+			Name:  "render",
+			Usage: "print the rendered context, or write it with -o",
+			Description: "Examples:\n" +
+				"   ctx render --agent claude > context.md\n" +
+				"   ctx render --manifest context.manifest.json -o context.md",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
@@ -48,8 +57,13 @@ func coreCommands(e *env) []*cli.Command {
 			Action: func(c *cli.Context) error { return e.render(c) },
 		},
 		{
-			Name:      "audit",
-			Usage:     "report the sources, their sizes and decisions, and the findings",
+			Name:  "audit",
+			Usage: "report the sources, their sizes and decisions, and the findings",
+			Description: "Examples:\n" +
+				"   ctx audit                                   # a table in the terminal\n" +
+				"   ctx audit --check                           # exit 1 on any warning (pre-commit, CI)\n" +
+				"   ctx audit --format json --total-tokens 6000 # for agent runtimes\n" +
+				"   ctx audit --manifest context.manifest.json --fail-on info --check",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(),
 				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json or markdown"},

@@ -371,3 +371,37 @@ func TestDirResolver(t *testing.T) {
 		t.Error("missing dir accepted")
 	}
 }
+
+// TestSandboxTextExtensions: a text file (file-extensions.ts, textExts, the
+// version with rounds.ts and context-pressure.ts) gets no
+// PARSED_SANDBOX_PATH; any other file with a storage key gets one.
+func TestSandboxTextExtensions(t *testing.T) {
+	t.Parallel()
+	for _, tt := range []struct {
+		name   string
+		parsed bool
+	}{
+		{"notes.txt", false},
+		{"main.GO", false},
+		{"paper.typ", false},
+		{"fix.patch", false},
+		{"change.diff", false},
+		{"mail.gitpatch", false},
+		{".gitignore", false},
+		{"repo.GITIGNORE", false},
+		{"report.pdf", true},
+		{"sheet.xlsx", true},
+		{"archive.patches", true},
+		{"README", true},
+		{"x.\u0130NI", true}, // JavaScript lower-cases U+0130 to "i\u0307"
+	} {
+		if got := !isTextFilePath(tt.name); got != tt.parsed {
+			t.Errorf("%s: parsed path %v, want %v", tt.name, got, tt.parsed)
+		}
+		m := withFile(msg("1", RoleUser, "see"), MessageFile{ID: "f", Name: tt.name, FileType: "x", StorageKey: "k"})
+		r := mustBuild(t, []Message{m}, Options{SandboxMode: true})
+		if got := strings.Contains(firstText(r.Messages[0]), "<PARSED_SANDBOX_PATH>"); got != tt.parsed {
+			t.Errorf("%s: block has PARSED_SANDBOX_PATH %v, want %v", tt.name, got, tt.parsed)
+		}
+	}
+}

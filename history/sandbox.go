@@ -6,14 +6,17 @@ import (
 )
 
 // textExts are the original's text file extensions (file-extensions.ts,
-// textExts), space separated: in sandbox mode a file whose name ends with one
-// of them gets no PARSED_SANDBOX_PATH.
-const textExts = ".txt .md .mdx .html .htm .xml .json .yaml .yml .csv .tsv .ini .log .rtf .tex .srt .xhtml .nfo .conf .config .env .rst .php .js .ts .jsp .aspx .bat .sh .py .rb .pl .sql .css .less .scss .sass .styl .coffee .ino .asm .go .scala .swift .kt .rs .lua .groovy .dart .hs .clj .cljs .elm .erl .ex .exs .pug .haml .slim .tpl .ejs .hbs .mustache .jade .twig .blade .vue .jsx .tsx .graphql .gql .proto .thrift .toml .edn .cake .ctp .cfm .cfc .m .mm .gradle .kts .java .cs .c .h .cpp .hpp .cc .cxx .mjs"
+// textExts, in the version that has rounds.ts and context-pressure.ts, which
+// ends with .typ, .patch, .diff, .gitpatch and .gitignore), space separated:
+// in sandbox mode a file whose name ends with one of them gets no
+// PARSED_SANDBOX_PATH.
+const textExts = ".txt .md .mdx .html .htm .xml .json .yaml .yml .csv .tsv .ini .log .rtf .tex .srt .xhtml .nfo .conf .config .env .rst .php .js .ts .jsp .aspx .bat .sh .py .rb .pl .sql .css .less .scss .sass .styl .coffee .ino .asm .go .scala .swift .kt .rs .lua .groovy .dart .hs .clj .cljs .elm .erl .ex .exs .pug .haml .slim .tpl .ejs .hbs .mustache .jade .twig .blade .vue .jsx .tsx .graphql .gql .proto .thrift .toml .edn .cake .ctp .cfm .cfc .m .mm .gradle .kts .java .cs .c .h .cpp .hpp .cc .cxx .mjs .typ .patch .diff .gitpatch .gitignore"
 
 // isTextFilePath reports whether the lower-cased name ends with a text
-// extension.
+// extension. JavaScript's toLowerCase turns U+0130 (capital I with dot) into
+// "i\u0307", where Go's strings.ToLower gives a plain "i".
 func isTextFilePath(name string) bool {
-	lower := strings.ToLower(name)
+	lower := strings.ToLower(strings.ReplaceAll(name, "\u0130", "i\u0307"))
 	for _, ext := range strings.Fields(textExts) {
 		if strings.HasSuffix(lower, ext) {
 			return true

@@ -98,6 +98,9 @@ func OptionsFromConfig(cfg *config.Config, dir, home string) Options {
 			o.Namespace = *out.Namespace
 		}
 	}
+	// kept when a caller clears OutputDir (--stdout): earlier outputs must
+	// not feed back into the files section
+	o.SkipDirs = []string{o.OutputDir}
 	return o
 }
 

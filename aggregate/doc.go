@@ -17,8 +17,9 @@
 // # Paths
 //
 // An entry is a file, a directory (walked) or a glob with ** (doublestar).
-// Globs and walks skip .git, respect .gitignore files at every level and
-// .git/info/exclude ([GitIgnore]); a file named explicitly is always read.
+// Globs and walks skip .git and the output directory (Options.SkipDirs),
+// respect .gitignore files at every level and .git/info/exclude
+// ([GitIgnore]); a file named explicitly is always read.
 // history.toml and *_history.toml (any case) are never aggregated. A file
 // reached by several entries is kept once, where it first appears; an
 // explicit entry's settings win over a glob's. An entry that matches

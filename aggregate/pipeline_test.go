@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ctxaudit/ctx/internal/config"
 )
 
 // tree writes files (slash paths → content) below a new temporary directory.
@@ -348,5 +350,32 @@ func TestStats(t *testing.T) {
 	groups := GroupFilesByDir([]Item{{Path: "z/a"}, {Path: "b"}, {Path: "z/c"}})
 	if len(groups) != 2 || groups[0].Dir != "." || len(groups[1].Items) != 2 {
 		t.Errorf("groups: %+v", groups)
+	}
+}
+
+// Earlier outputs never feed back into a run: globs and walks skip the
+// output directory (a file in it named explicitly is still read).
+func TestOutputDirNotAggregated(t *testing.T) {
+	dir := tree(t, map[string]string{"a.md": "# A\n", ".ctx/out/p_001.md": "## Files\n", ".ctx/notes.md": "kept\n"})
+	out := filepath.Join(dir, ".ctx", "out")
+	for _, o := range []Options{
+		{BaseDir: dir, Files: []FileItem{{Path: "**/*.md"}, {Path: "."}}, OutputDir: out, Namespace: "p"},
+		{BaseDir: dir, Files: []FileItem{{Path: "**/*.md"}, {Path: "."}}, SkipDirs: []string{out}}, // --stdout: no output written
+	} {
+		res, err := Run(context.Background(), o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(labels(res.Items), " "); got != ".ctx/notes.md a.md" {
+			t.Errorf("OutputDir %q: items %s", o.OutputDir, got)
+		}
+	}
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: ".ctx/out/p_001.md"}}, SkipDirs: []string{out}})
+	if len(items) != 1 || items[0].Status != StatusOK {
+		t.Errorf("explicit file in the output directory: %+v", items)
+	}
+	cfgOpts := OptionsFromConfig(&config.Config{}, dir, "")
+	if len(cfgOpts.SkipDirs) != 1 || cfgOpts.SkipDirs[0] != out {
+		t.Errorf("OptionsFromConfig SkipDirs = %v, want [%s]", cfgOpts.SkipDirs, out)
 	}
 }

@@ -36,6 +36,7 @@ type target struct {
 type resolver struct {
 	base string // absolute, clean
 	ign  Ignorer
+	skip map[string]bool // absolute, clean directories walks never enter
 }
 
 // label returns abs relative to the base directory with forward slashes.
@@ -169,7 +170,7 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if d.Name() == ".git" || r.ign.Ignored(p, true) {
+			if d.Name() == ".git" || r.skip[p] || r.ign.Ignored(p, true) {
 				return filepath.SkipDir
 			}
 			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {

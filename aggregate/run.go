@@ -95,6 +95,12 @@ type Options struct {
 	// Ignore decides what globs and walks skip; nil is git's rules
 	// ([NewGitIgnore] of BaseDir).
 	Ignore Ignorer
+	// SkipDirs are directories that globs and walks never enter (a file
+	// in one named explicitly is still read). OutputDir is always one of
+	// them, and [OptionsFromConfig] adds the configured output directory
+	// even when the caller then clears OutputDir (--stdout), so earlier
+	// outputs never feed back into a run.
+	SkipDirs []string
 	// Progress, when set, is called after each file with the number done
 	// and the total, from any goroutine, one call at a time.
 	Progress func(done, total int)
@@ -156,7 +162,26 @@ func (o Options) normalized() (Options, error) {
 	if o.Namespace == "" {
 		o.Namespace = DefaultNamespace
 	}
+	skip := append([]string(nil), o.SkipDirs...)
+	if o.OutputDir != "" {
+		skip = append(skip, o.OutputDir)
+	}
+	o.SkipDirs = nil
+	for _, d := range skip {
+		if d, err := filepath.Abs(d); err == nil {
+			o.SkipDirs = append(o.SkipDirs, d)
+		}
+	}
 	return o, nil
+}
+
+// skipSet returns o.SkipDirs (absolute, clean) as a set.
+func (o Options) skipSet() map[string]bool {
+	m := make(map[string]bool, len(o.SkipDirs))
+	for _, d := range o.SkipDirs {
+		m[d] = true
+	}
+	return m
 }
 
 // IsFocus reports whether label (a relative slash path) is one of focus:
@@ -285,7 +310,7 @@ func BuildItems(ctx context.Context, opts Options) ([]Item, error) {
 }
 
 func buildItems(ctx context.Context, o Options) ([]Item, error) {
-	r := &resolver{base: o.BaseDir, ign: o.Ignore}
+	r := &resolver{base: o.BaseDir, ign: o.Ignore, skip: o.skipSet()}
 	targets, err := r.resolveAll(ctx, o.Files)
 	if err != nil {
 		return nil, err
@@ -412,7 +437,7 @@ func buildScreenshots(ctx context.Context, o Options) ([]Screenshot, error) {
 	if o.ScreenshotBaseDir != o.BaseDir && isGitIgnore(o.Ignore) {
 		ign = NewGitIgnore(o.ScreenshotBaseDir)
 	}
-	r := &resolver{base: o.ScreenshotBaseDir, ign: ign}
+	r := &resolver{base: o.ScreenshotBaseDir, ign: ign, skip: o.skipSet()}
 	entries := make([]FileItem, len(o.Screenshots))
 	for i, s := range o.Screenshots {
 		entries[i] = FileItem{Path: s}

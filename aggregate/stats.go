@@ -60,7 +60,7 @@ func Stats(ctx context.Context, opts Options) ([]DirStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &resolver{base: o.BaseDir, ign: o.Ignore}
+	r := &resolver{base: o.BaseDir, ign: o.Ignore, skip: o.skipSet()}
 	targets, err := r.resolveAll(ctx, o.Files)
 	if err != nil {
 		return nil, err

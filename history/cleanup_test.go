@@ -154,6 +154,36 @@ func TestStubObjects(t *testing.T) {
 	}
 }
 
+// Args are measured and previewed as JSON.stringify(JSON.parse(args)):
+// array-index keys come first, a duplicate key counts once.
+func TestStubArgsPreviewKeyOrder(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("y", 2100)
+	for _, tt := range []struct {
+		name, args, preview string
+		truncated           bool
+	}{
+		{"index keys first", `{"path":"a.go","10":"x","2":"` + big + `"}`, `{"2":"` + big[:494], true},
+		// 2015 characters as written, 1008 once the duplicate collapses.
+		{"duplicate key", `{"d":"` + big[:1000] + `","d":"` + big[:1000] + `"}`, "", false},
+	} {
+		p := ContentPart{Type: PartToolCall, State: StateResult, ToolCallID: "c", ToolName: "w",
+			Args: json.RawMessage(tt.args), Result: json.RawMessage(`1`)}
+		r := stubPart(&p, false)
+		if r.ArgsTruncated != tt.truncated {
+			t.Errorf("%s: truncated %v, want %v", tt.name, r.ArgsTruncated, tt.truncated)
+			continue
+		}
+		if !tt.truncated {
+			continue
+		}
+		var a struct{ Preview string }
+		if err := json.Unmarshal(p.Args, &a); err != nil || a.Preview != tt.preview {
+			t.Errorf("%s: preview %.40q..., want %.40q...", tt.name, a.Preview, tt.preview)
+		}
+	}
+}
+
 // JSON.stringify semantics for measuring args.
 func TestJSStringify(t *testing.T) {
 	t.Parallel()
@@ -162,6 +192,13 @@ func TestJSStringify(t *testing.T) {
 		{`{"s": "\u00e9\n\u0001<>&"}`, "{\"s\":\"é\\n\\u0001<>&\"}"},
 		{`[true, false, null, {}, []]`, `[true,false,null,{},[]]`},
 		{`{"n": {"m": {"o": 1}}, "z": 2}`, `{"n":{"m":{"o":1}},"z":2}`},
+		// JSON.parse then JSON.stringify: array-index keys first, ascending;
+		// a duplicate key keeps its first place and its last value.
+		{`{"path":"a.go","10":"x","2":"y"}`, `{"2":"y","10":"x","path":"a.go"}`},
+		{`{"b":1,"b":2,"a":3}`, `{"b":2,"a":3}`},
+		{`{"a":1,"4294967295":2,"4294967294":3,"01":4,"-1":5,"1.0":6,"0":7}`, `{"0":7,"4294967294":3,"a":1,"4294967295":2,"01":4,"-1":5,"1.0":6}`},
+		{`[{"z":1,"5":{"y":0,"3":1}}]`, `[{"5":{"3":1,"y":0},"z":1}]`},
+		{`{"a":1,"a":{"k":1,"1":2}}`, `{"a":{"1":2,"k":1}}`},
 	}
 	for _, tt := range tests {
 		got, err := jsStringify([]byte(tt.in))

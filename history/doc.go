@@ -63,6 +63,9 @@
 //     {"_cleared":true,"note":"Old tool result cleared to save context space. Call the tool again if this result is needed."},
 //     and removes resultStorageKey. Args longer than 2000 characters when
 //     serialized become {"_cleared":true,"preview":<first 500>,"note":"Args truncated together with the cleared result."}.
+//     Args are serialized as JSON.stringify(JSON.parse(args)) would be:
+//     array-index keys ("0", "1", ...) first in ascending order, and a
+//     duplicate key once, with its last value at its first place.
 //     Error results are left alone.
 //  5. Attachments. Each message's files, then links, are numbered from 1
 //     and appended as <ATTACHMENT_FILE> blocks (FILE_INDEX, FILE_NAME,
@@ -186,9 +189,6 @@
 //
 //   - An args preview that would end inside a UTF-16 surrogate pair stops
 //     one unit short, since a lone surrogate cannot be valid UTF-8.
-//   - Args are measured as JSON.stringify would write them after
-//     JSON.parse; with duplicate keys in an object, all copies are kept
-//     where JavaScript would keep the last.
 //   - A compaction point whose summary message is not marked isSummary
 //     lists that message once, where the original lists it twice.
 //   - Invalid UTF-8 in attachment content is replaced with U+FFFD.

@@ -2,11 +2,13 @@ package history
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"io"
 	"math"
 	"math/big"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf16"
@@ -143,69 +145,178 @@ func jsQuote(s string) string {
 }
 
 // jsStringify re-serializes the JSON value raw the way JSON.stringify would
-// after JSON.parse: compact, key order kept, strings re-escaped minimally,
-// numbers in JavaScript's shortest form. Duplicate keys are kept as they are
-// (JSON.parse would keep only the last value, at the first key's place).
+// after JSON.parse: compact, strings re-escaped minimally, numbers in
+// JavaScript's shortest form, and object keys in JavaScript's property
+// order: array-index keys ("0" to "4294967294" in canonical form) first in
+// ascending order, then the other keys in the order written. A duplicate
+// key keeps the place of its first occurrence and the value of its last.
 func jsStringify(raw []byte) (string, error) {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.UseNumber()
-	var b strings.Builder
-	// Stack of containers: true for object. expectKey tracks object keys.
-	type frame struct {
-		object bool
-		n      int
+	v, err := jsParse(dec)
+	if err != nil {
+		return "", err
 	}
-	var stack []frame
-	for {
-		tok, err := dec.Token()
-		if errors.Is(err, io.EOF) {
-			break
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		if err == nil {
+			err = errors.New("trailing data after JSON value")
 		}
-		if err != nil {
-			return "", err
-		}
-		if d, ok := tok.(json.Delim); ok && (d == '}' || d == ']') {
-			stack = stack[:len(stack)-1]
-			b.WriteRune(rune(d))
-			continue
-		}
-		// Separator before a value or key.
-		if len(stack) > 0 {
-			top := &stack[len(stack)-1]
-			if top.object {
-				if top.n%2 == 0 && top.n > 0 {
-					b.WriteByte(',')
-				} else if top.n%2 == 1 {
-					b.WriteByte(':')
-				}
-			} else if top.n > 0 {
-				b.WriteByte(',')
-			}
-			top.n++
-		}
-		switch v := tok.(type) {
-		case json.Delim:
-			b.WriteRune(rune(v))
-			stack = append(stack, frame{object: v == '{'})
-		case string:
-			b.WriteString(jsQuote(v))
-		case json.Number:
-			f, err := strconv.ParseFloat(string(v), 64)
-			if err != nil && !errors.Is(err, strconv.ErrRange) {
-				return "", err
-			}
-			if math.IsInf(f, 0) {
-				b.WriteString("null") // JSON.stringify(Infinity)
-			} else {
-				b.WriteString(jsNumber(f))
-			}
-		case bool:
-			b.WriteString(strconv.FormatBool(v))
-		case nil:
-			b.WriteString("null")
-		}
+		return "", err
+	}
+	var b strings.Builder
+	if err := v.write(&b); err != nil {
+		return "", err
 	}
 	return b.String(), nil
+}
+
+// jsValue is a parsed JSON value with JavaScript's object semantics.
+type jsValue struct {
+	scalar string     // the serialized form of a string, number, bool or null
+	array  []*jsValue // elements of an array
+	keys   []string   // keys of an object, in first-occurrence order
+	fields map[string]*jsValue
+	kind   byte // 's' scalar, 'a' array, 'o' object
+}
+
+// jsParse reads one value from dec.
+func jsParse(dec *json.Decoder) (*jsValue, error) {
+	tok, err := dec.Token()
+	if err != nil {
+		return nil, err
+	}
+	switch v := tok.(type) {
+	case json.Delim:
+		switch v {
+		case '[':
+			a := &jsValue{kind: 'a'}
+			for dec.More() {
+				e, err := jsParse(dec)
+				if err != nil {
+					return nil, err
+				}
+				a.array = append(a.array, e)
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return a, nil
+		case '{':
+			o := &jsValue{kind: 'o', fields: map[string]*jsValue{}}
+			for dec.More() {
+				kt, err := dec.Token()
+				if err != nil {
+					return nil, err
+				}
+				k, ok := kt.(string)
+				if !ok {
+					return nil, errors.New("object key is not a string")
+				}
+				e, err := jsParse(dec)
+				if err != nil {
+					return nil, err
+				}
+				if _, dup := o.fields[k]; !dup {
+					o.keys = append(o.keys, k)
+				}
+				o.fields[k] = e
+			}
+			if _, err := dec.Token(); err != nil {
+				return nil, err
+			}
+			return o, nil
+		}
+		return nil, errors.New("unexpected delimiter " + v.String())
+	case string:
+		return &jsValue{kind: 's', scalar: jsQuote(v)}, nil
+	case json.Number:
+		f, err := strconv.ParseFloat(string(v), 64)
+		if err != nil && !errors.Is(err, strconv.ErrRange) {
+			return nil, err
+		}
+		if math.IsInf(f, 0) {
+			return &jsValue{kind: 's', scalar: "null"}, nil // JSON.stringify(Infinity)
+		}
+		return &jsValue{kind: 's', scalar: jsNumber(f)}, nil
+	case bool:
+		return &jsValue{kind: 's', scalar: strconv.FormatBool(v)}, nil
+	case nil:
+		return &jsValue{kind: 's', scalar: "null"}, nil
+	}
+	return nil, errors.New("unexpected JSON token")
+}
+
+// write serializes v compactly.
+func (v *jsValue) write(b *strings.Builder) error {
+	switch v.kind {
+	case 'a':
+		b.WriteByte('[')
+		for i, e := range v.array {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			if err := e.write(b); err != nil {
+				return err
+			}
+		}
+		b.WriteByte(']')
+	case 'o':
+		b.WriteByte('{')
+		for i, k := range jsKeyOrder(v.keys) {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(jsQuote(k))
+			b.WriteByte(':')
+			if err := v.fields[k].write(b); err != nil {
+				return err
+			}
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteString(v.scalar)
+	}
+	return nil
+}
+
+// jsArrayIndex reports whether k is an array index: the canonical decimal
+// form of an integer from 0 to 2^32-2.
+func jsArrayIndex(k string) (uint64, bool) {
+	if k == "" || len(k) > 10 || (len(k) > 1 && k[0] == '0') {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(k, 10, 64)
+	if err != nil || n > math.MaxUint32-1 {
+		return 0, false
+	}
+	return n, true
+}
+
+// jsKeyOrder returns keys in JavaScript's own-property order: array indices
+// ascending, then the rest in the given order.
+func jsKeyOrder(keys []string) []string {
+	type ix struct {
+		n uint64
+		k string
+	}
+	var idx []ix
+	var rest []string
+	for _, k := range keys {
+		if n, ok := jsArrayIndex(k); ok {
+			idx = append(idx, ix{n, k})
+		} else {
+			rest = append(rest, k)
+		}
+	}
+	if len(idx) == 0 {
+		return keys
+	}
+	slices.SortFunc(idx, func(a, b ix) int { return cmp.Compare(a.n, b.n) })
+	out := make([]string, 0, len(keys))
+	for _, e := range idx {
+		out = append(out, e.k)
+	}
+	return append(out, rest...)
 }
 
 // fnv1a32x2 is the original's sandbox fingerprint: two FNV-1a hashes over

@@ -189,7 +189,9 @@
 //
 //   - An args preview that would end inside a UTF-16 surrogate pair stops
 //     one unit short, since a lone surrogate cannot be valid UTF-8.
-//   - A compaction point whose summary message is not marked isSummary
-//     lists that message once, where the original lists it twice.
+//   - A compaction point whose summary message is not marked isSummary and
+//     comes after the boundary lists that message once, where the original
+//     lists it twice (and counts it twice against the message limit, so
+//     the sticky window can start elsewhere).
 //   - Invalid UTF-8 in attachment content is replaced with U+FFFD.
 package history

@@ -230,3 +230,54 @@ func TestCountLines(t *testing.T) {
 		}
 	}
 }
+
+// A file that tree-sitter parses into one module-level ERROR node (Python
+// accepts it: the dedented continuation lines inside parentheses are legal)
+// still has the classes and functions tree-sitter recovered in its outline
+// and mask, as in the skeleton and the brace languages; it used to have none.
+func TestPythonSymbolsUnderParseErrors(t *testing.T) {
+	src := []byte(`class T:
+    def test_weird(self):
+        def f():
+            (bar.
+        baz)
+            (bar.
+        baz(
+        ))
+        return f
+
+    @decorator
+    def test_after(self):
+        for source in [
+            "lambda: a",
+        ]:
+            return source
+
+
+def top():
+    pass
+`)
+	ctx := context.Background()
+	g, _ := grammar(Python)
+	tree, err := treesitter.Parse(ctx, g, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := tree.Root()
+	if kids := root.Children(); len(kids) == 0 || !kids[0].IsError() {
+		t.Fatal("the grammar no longer wraps this file in an ERROR node: find another sample")
+	}
+	tree.Close()
+	out, err := Outline(ctx, Python, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"[Class] T (Lines 1-", "  [Method] test_weird (Lines 2-", "test_after (Lines 11-16)"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("outline lacks %q:\n%s", want, out)
+		}
+	}
+	if _, err := Mask(ctx, Python, src, map[string]string{"T": MaskSig}); err != nil {
+		t.Errorf("mask: %v", err)
+	}
+}

@@ -461,7 +461,10 @@ func pySymbols(ctx context.Context, src []byte, root treesitter.Node) ([]sym, er
 				if !body.IsNull() {
 					walk(body, path, depth+1, isClass)
 				}
-			case c.Type() == "block" || pyCompound[c.Type()] || pyClauses[c.Type()]:
+			case c.Type() == "block" || pyCompound[c.Type()] || pyClauses[c.Type()] || c.IsError():
+				// a parse error may wrap definitions (up to the whole
+				// module): look inside it, as the skeleton and the brace
+				// languages do
 				walk(c, prefix, depth, inClass)
 			}
 		}

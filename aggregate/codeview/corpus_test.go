@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxaudit/ctx/internal/treesitter"
 )
 
 // The corpus tests run the views over real code: the Python standard library
@@ -35,10 +37,13 @@ func corpusSample(files []string) []string {
 
 // pyChecker compiles each original and skeleton and compares their class
 // and function names (qualified, as a multiset, not looking inside function
-// bodies, since a skeleton elides those). It reads "orig\tskeleton" lines on
-// stdin and writes one JSON object per line.
+// bodies, since a skeleton elides those), and checks that the outline lists
+// every class and function of Python's own parser (nested ones included)
+// with its line range: from the first decorator to end_lineno. It reads
+// "orig\tskeleton\toutline" lines on stdin and writes one JSON object per
+// line.
 const pyChecker = `
-import ast, json, sys, warnings
+import ast, json, re, sys, warnings
 warnings.simplefilter("ignore")
 
 def names(tree):
@@ -55,6 +60,44 @@ def names(tree):
     walk(tree, "")
     return sorted(out)
 
+OUTLINE = re.compile(r"^ *\[(?:Class|Func|Async Func|Method|Async Method)\] (\S+) \(Lines (\d+)-(\d+)\)$")
+
+def ranges(tree):
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            start = min([d.lineno for d in node.decorator_list] + [node.lineno])
+            out.append((node.name, start, node.end_lineno))
+    return sorted(out)
+
+def outline_ranges(path):
+    out = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            m = OUTLINE.match(line.rstrip("\n"))
+            if m:
+                out.append((m.group(1).rsplit(".", 1)[-1], int(m.group(2)), int(m.group(3))))
+    return sorted(out)
+
+def range_errors(src_lines, want, got):
+    # tree-sitter ends a block after the comments indented inside it, Python
+    # after the last statement: an outline range may only go further over
+    # comment and blank lines
+    if len(want) != len(got):
+        return "%d symbols, the parser has %d: missing %s, extra %s" % (
+            len(got), len(want), sorted(set(want) - set(got))[:10], sorted(set(got) - set(want))[:10])
+    bad = []
+    for w, g in zip(want, got):
+        ok = w[:2] == g[:2] and g[2] >= w[2]
+        if ok:
+            for l in src_lines[w[2]:g[2]]:
+                t = l.strip()
+                if t and not t.startswith(b"#"):
+                    ok = False
+        if not ok:
+            bad.append("%s %d-%d, the parser says %d-%d" % (g[0], g[1], g[2], w[1], w[2]))
+    return "; ".join(bad[:10])
+
 def load(path):
     with open(path, "rb") as f:
         data = f.read()
@@ -62,7 +105,7 @@ def load(path):
     return names(ast.parse(data, path))
 
 for line in sys.stdin:
-    orig, skel = line.rstrip("\n").split("\t")
+    orig, skel, outl = line.rstrip("\n").split("\t")
     res = {"path": orig}
     try:
         want = load(orig)
@@ -79,6 +122,12 @@ for line in sys.stdin:
     if got != want:
         res["error"] = "names differ: missing %s, extra %s" % (
             sorted(set(want) - set(got))[:10], sorted(set(got) - set(want))[:10])
+    elif outl != "-":
+        with open(orig, "rb") as f:
+            data = f.read()
+        err = range_errors(data.split(b"\n"), ranges(ast.parse(data, orig)), outline_ranges(outl))
+        if err:
+            res["error"] = "outline ranges: " + err
     print(json.dumps(res), flush=True)
 `
 
@@ -118,6 +167,7 @@ func TestCorpusPythonStdlib(t *testing.T) {
 	dir := t.TempDir()
 	var list strings.Builder
 	var viewErrors []string
+	tsErrors := 0
 	for i, f := range files {
 		src, err := os.ReadFile(f)
 		if err != nil {
@@ -128,11 +178,27 @@ func TestCorpusPythonStdlib(t *testing.T) {
 			viewErrors = append(viewErrors, fmt.Sprintf("%s: %v", f, err))
 			continue
 		}
+		outline, err := Outline(ctx, Python, src)
+		if err != nil {
+			viewErrors = append(viewErrors, fmt.Sprintf("%s: outline: %v", f, err))
+			continue
+		}
 		sp := filepath.Join(dir, fmt.Sprintf("%05d.py", i))
 		if err := os.WriteFile(sp, []byte(skel), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		fmt.Fprintf(&list, "%s\t%s\n", f, sp)
+		// where tree-sitter recovers from a parse error that Python does
+		// not have, its ranges cannot be Python's: skip the comparison
+		op := "-"
+		if !pyTreeHasError(t, src) {
+			op = filepath.Join(dir, fmt.Sprintf("%05d.outline", i))
+			if err := os.WriteFile(op, []byte(outline), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		} else {
+			tsErrors++
+		}
+		fmt.Fprintf(&list, "%s\t%s\t%s\n", f, sp, op)
 	}
 
 	cmd := exec.CommandContext(ctx, py, "-c", pyChecker)
@@ -169,8 +235,8 @@ func TestCorpusPythonStdlib(t *testing.T) {
 		t.Fatalf("python checker: %v\n%s", err, stderr.String())
 	}
 	failures = append(failures, viewErrors...)
-	t.Logf("python stdlib %s: %d files sampled, %d checked, %d skipped (original does not compile), %d failures",
-		stdlib, len(files), checked, skipped, len(failures))
+	t.Logf("python stdlib %s: %d files sampled, %d checked, %d skipped (original does not compile), %d with tree-sitter parse errors (outline ranges not compared), %d failures",
+		stdlib, len(files), checked, skipped, tsErrors, len(failures))
 	for i, f := range failures {
 		if i == 20 {
 			t.Errorf("... and %d more failures", len(failures)-20)
@@ -181,4 +247,16 @@ func TestCorpusPythonStdlib(t *testing.T) {
 	if checked == 0 {
 		t.Error("no file was checked")
 	}
+}
+
+// pyTreeHasError reports whether tree-sitter finds a parse error in src.
+func pyTreeHasError(t *testing.T, src []byte) bool {
+	t.Helper()
+	g, _ := grammar(Python)
+	tree, err := treesitter.Parse(context.Background(), g, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tree.Close()
+	return tree.Root().HasError()
 }

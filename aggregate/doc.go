@@ -16,7 +16,9 @@
 //
 // # Paths
 //
-// An entry is a file, a directory (walked) or a glob with ** (doublestar).
+// An entry is a file, a directory (walked) or a glob with ** (doublestar);
+// an entry that names an existing path is that path, even when it holds glob
+// characters (app/[id]/page.tsx).
 // Globs and walks skip .git and the output directory (Options.SkipDirs),
 // respect .gitignore files at every level and .git/info/exclude
 // ([GitIgnore]); a file named explicitly is always read.

@@ -379,3 +379,17 @@ func TestOutputDirNotAggregated(t *testing.T) {
 		t.Errorf("OptionsFromConfig SkipDirs = %v, want [%s]", cfgOpts.SkipDirs, out)
 	}
 }
+
+// A path that exists is a path even when its name has glob characters
+// (Next.js routes such as app/[id]/page.tsx); otherwise it is a glob.
+func TestLiteralPathWithGlobCharacters(t *testing.T) {
+	dir := tree(t, map[string]string{"app/[id]/page.tsx": "export default 1\n", "b{1}.txt": "b\n", "a1.txt": "a\n"})
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "app/[id]/page.tsx"}, {Path: "b{1}.txt"}, {Path: "app/[id]"}, {Path: "a[0-9].txt"}}})
+	var got []string
+	for _, it := range items {
+		got = append(got, it.Path+":"+it.Status)
+	}
+	if want := "app/[id]/page.tsx:ok b{1}.txt:ok a1.txt:ok"; strings.Join(got, " ") != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}

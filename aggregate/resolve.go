@@ -85,7 +85,8 @@ func (r *resolver) resolveAll(ctx context.Context, entries []FileItem) ([]target
 	return out, nil
 }
 
-// resolve expands one entry: a glob, a directory (walked) or a file.
+// resolve expands one entry: a glob, a directory (walked) or a file. An
+// entry with glob characters that names an existing path is that path.
 func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 	entry := e.Path
 	errT := func(label, msg string) []target {
@@ -94,7 +95,7 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 	if strings.TrimSpace(entry) == "" {
 		return errT(entry, "empty path"), nil
 	}
-	if isGlob(entry) {
+	if isGlob(entry) && !r.exists(entry) {
 		pat := filepath.ToSlash(entry)
 		base, pattern := doublestar.SplitPattern(pat)
 		if !doublestar.ValidatePattern(pattern) {
@@ -131,6 +132,14 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		return r.targets(e, files, false), nil
 	}
 	return r.targets(e, []string{abs}, true), nil
+}
+
+// exists reports whether entry names an existing file or directory as it
+// is written: such an entry is a path even when its name holds glob
+// characters (app/[id]/page.tsx).
+func (r *resolver) exists(entry string) bool {
+	_, err := os.Lstat(r.abs(entry))
+	return err == nil
 }
 
 func (r *resolver) targets(e FileItem, files []string, explicit bool) []target {

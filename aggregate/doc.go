@@ -23,8 +23,9 @@
 // respect .gitignore files at every level and .git/info/exclude
 // ([GitIgnore]); a file named explicitly is always read.
 // history.toml and *_history.toml (any case) are never aggregated. A file
-// reached by several entries is kept once, where it first appears; an
-// explicit entry's settings win over a glob's. An entry that matches
+// reached by several entries (or through symbolic links) is kept once,
+// where it first appears; an explicit entry's settings win over a glob's.
+// An entry that matches
 // nothing becomes an error item ("no files matched: ..."). Labels are paths
 // relative to the base directory with forward slashes, never host paths.
 // Files above [Options.MaxFileBytes] are not read; files with a NUL byte in

@@ -393,3 +393,20 @@ func TestLiteralPathWithGlobCharacters(t *testing.T) {
 		t.Errorf("got %v, want %s", got, want)
 	}
 }
+
+// A file reached through a symbolic link and through its own name is
+// included once, where it first appears.
+func TestSymlinkedFileOnce(t *testing.T) {
+	dir := tree(t, map[string]string{"real.py": "x = 1\n", "other.py": "y = 2\n"})
+	if err := os.Symlink("real.py", filepath.Join(dir, "link.py")); err != nil {
+		t.Skip("no symbolic links:", err)
+	}
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "*.py"}, {Path: "real.py", ViewMode: ViewNone}}})
+	var got []string
+	for _, it := range items {
+		got = append(got, it.Path+":"+string(it.ViewMode))
+	}
+	if want := "link.py:none other.py:full"; strings.Join(got, " ") != want {
+		t.Errorf("got %v, want %s", got, want)
+	}
+}

@@ -57,8 +57,8 @@ func (r *resolver) abs(p string) string {
 }
 
 // resolveAll expands every entry in order. A file reached by several
-// entries is kept once, at its first position; an explicit entry's settings
-// win over a glob's or a walk's.
+// entries (or through symbolic links) is kept once, at its first position;
+// an explicit entry's settings win over a glob's or a walk's.
 func (r *resolver) resolveAll(ctx context.Context, entries []FileItem) ([]target, error) {
 	var out []target
 	seen := map[string]int{}
@@ -72,13 +72,17 @@ func (r *resolver) resolveAll(ctx context.Context, entries []FileItem) ([]target
 				out = append(out, t)
 				continue
 			}
-			if i, ok := seen[t.abs]; ok {
+			key := t.abs
+			if real, err := filepath.EvalSymlinks(t.abs); err == nil {
+				key = real // a file reached through a link is the same file
+			}
+			if i, ok := seen[key]; ok {
 				if t.explicit && !out[i].explicit {
 					out[i].file, out[i].explicit = t.file, true
 				}
 				continue
 			}
-			seen[t.abs] = len(out)
+			seen[key] = len(out)
 			out = append(out, t)
 		}
 	}

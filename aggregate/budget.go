@@ -173,7 +173,7 @@ func degradedHeader(label string, mode ViewMode) string {
 	if name != "" {
 		name = strings.ToUpper(name[:1]) + name[1:]
 	}
-	return "### `" + label + "` (" + name + "; token budget)"
+	return "### " + codeSpan(label) + " (" + name + "; token budget)"
 }
 
 // formatSteps renders the degradation of an item:

@@ -5,6 +5,29 @@ import "strings"
 // sep joins blocks and sections.
 const sep = "\n\n---\n\n"
 
+// codeSpan renders label as one inline code span: in single backticks,
+// or, when it holds backticks, in a longer run (padded with spaces when
+// the label starts or ends with one), so that the heading stays intact.
+func codeSpan(label string) string {
+	longest, run := 0, 0
+	for i := 0; i < len(label); i++ {
+		if label[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	if longest == 0 {
+		return "`" + label + "`"
+	}
+	ticks := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(label, "`") || strings.HasSuffix(label, "`") {
+		label = " " + label + " "
+	}
+	return ticks + label + ticks
+}
+
 // historyHeading starts the discussion history section.
 const historyHeading = "## Discussion History"
 

@@ -410,3 +410,24 @@ func TestSymlinkedFileOnce(t *testing.T) {
 		t.Errorf("got %v, want %s", got, want)
 	}
 }
+
+// A label with a backtick keeps its heading a single code span.
+func TestHeaderLabelWithBacktick(t *testing.T) {
+	dir := tree(t, map[string]string{"a`b.py": "x = 1\n", "plain.py": "y = 2\n", "s``.png": "img"})
+	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "*.py"}}, Screenshots: []string{"*.png"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := res.Items[0].Header; h != "### ``a`b.py``" {
+		t.Errorf("header %q", h)
+	}
+	if h := res.Items[1].Header; h != "### `plain.py`" {
+		t.Errorf("header %q", h)
+	}
+	if b := res.Screenshots[0].Block(); !strings.HasPrefix(b, "### ```s``.png```\n\n") {
+		t.Errorf("screenshot block %q", b)
+	}
+	if h := degradedHeader("a`b.py", ViewSkeleton); h != "### ``a`b.py`` (Skeleton; token budget)" {
+		t.Errorf("degraded header %q", h)
+	}
+}

@@ -341,7 +341,7 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 		ForceFull:         t.file.ForceFull,
 		Tier:              t.file.Tier,
 		Focus:             focus,
-		Header:            "### `" + t.label + "`",
+		Header:            "### " + codeSpan(t.label),
 		file:              t.file,
 		abs:               t.abs,
 	}
@@ -408,7 +408,7 @@ type Screenshot struct {
 
 // Block returns the screenshot's markdown block.
 func (s *Screenshot) Block() string {
-	h := "### `" + s.Path + "`\n\n"
+	h := "### " + codeSpan(s.Path) + "\n\n"
 	if s.Error != "" {
 		return h + "ERROR: " + s.Error
 	}

@@ -26,8 +26,8 @@
 // reached by several entries (or through symbolic links) is kept once,
 // where it first appears; an explicit entry's settings win over a glob's.
 // An entry that matches nothing becomes an error item ("no files matched:
-// ..."). Labels are paths
-// relative to the base directory with forward slashes, never host paths.
+// ..."). Labels are paths relative to the base directory with forward
+// slashes, never host paths.
 // Files above [Options.MaxFileBytes] are not read; files with a NUL byte in
 // their first 8000 bytes or with invalid UTF-8 are listed, hashed and not
 // inlined.
@@ -58,7 +58,7 @@
 //	## Discussion History          (always last: the rest is a stable prefix)
 //
 // Each file block is "### `{label}`\n\n{body}" (a label holding backticks
-// gets a longer backtick run, "### ``a`b.py``"); blocks are joined by
+// is wrapped in a longer run of backticks); blocks are joined by
 // "\n\n---\n\n". A screenshot block is "### `{label}`\n\n![{name}]({label})"
 // with the path relative to the screenshot base directory. The strategy
 // picks the files section: auto (summary when SummaryOnly), summarize (every

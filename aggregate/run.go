@@ -348,7 +348,7 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	fail := func(msg string) Item {
 		it.Status, it.Error = StatusError, msg
 		it.Content = errorBody("ERROR: " + msg)
-		it.Language = FenceLanguage(t.label)
+		it.Language = languageOf(o.Engine, t.label)
 		if it.AutoAggregate {
 			it.Emitted = measured([]byte(it.Block()))
 		}

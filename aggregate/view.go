@@ -83,10 +83,7 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 	}
 	res.Mode = mode
 	lang, structured := eng.Detect(label)
-	res.Language = lang
-	if !structured {
-		res.Language = FenceLanguage(label)
-	}
+	res.Language = languageOf(eng, label)
 	if IsBinary(src) {
 		res.Binary = true
 		res.Body = fmt.Sprintf("(binary file not inlined: %d bytes)", len(src))
@@ -246,4 +243,16 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	sort.Strings(keys)
 	return keys
+}
+
+// languageOf names the language of label: the engine's when it parses the
+// file, else the fence language from the extension.
+func languageOf(eng Engine, label string) string {
+	if eng == nil {
+		eng = TextEngine{}
+	}
+	if lang, structured := eng.Detect(label); structured {
+		return lang
+	}
+	return FenceLanguage(label)
 }

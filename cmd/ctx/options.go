@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -188,8 +189,9 @@ func parseThreshold(s string) (float64, error) {
 	if s == "inf" || s == "Inf" {
 		return math.Inf(1), nil
 	}
-	var v float64
-	if _, err := fmt.Sscanf(s, "%g", &v); err != nil || fmt.Sprint(v) == "NaN" || v < 0 || strings.TrimSpace(s) != s {
+	// the whole argument must be a number: Sscanf("%g") read "1e3x" as 1000
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || v < 0 {
 		return 0, fmt.Errorf("must be a nonnegative number or inf, not %q", s)
 	}
 	return v, nil

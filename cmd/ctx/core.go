@@ -270,25 +270,14 @@ func (e *env) audit(c *cli.Context) error {
 }
 
 // loadAuditConfig reads only the configuration (for --manifest), so that
-// [audit] thresholds apply; a missing agent is no error here.
+// [audit] thresholds apply; a missing agent is no error here, and the
+// thresholds apply also when the file sets no agent.
 func loadAuditConfig(c *cli.Context) (*setup, error) {
-	s, err := loadSetup(c)
+	abs, home, cfg, err := loadConfig(c)
 	if err != nil {
-		var ue *usageError
-		if asUsage(err, &ue) && strings.HasPrefix(ue.Error(), "no agent") {
-			return &setup{}, nil
-		}
 		return nil, err
 	}
-	return s, nil
-}
-
-func asUsage(err error, ue **usageError) bool {
-	u, ok := err.(*usageError)
-	if ok {
-		*ue = u
-	}
-	return ok
+	return &setup{projectDir: abs, cfg: cfg, home: home}, nil
 }
 
 func itoa(p *int) string {

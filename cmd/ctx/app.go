@@ -57,6 +57,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		},
 		Commands:             commands(e),
 		EnableBashCompletion: false,
+		// a repeatable flag takes one value per use: --native 'notes,v2.md' is one path
+		DisableSliceFlagSeparator: true,
 	}
 	app.Setup()
 	for _, c := range app.Commands {

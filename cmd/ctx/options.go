@@ -53,13 +53,14 @@ func homeDir() string {
 func loadConfig(c *cli.Context) (abs, home string, cfg *config.Config, err error) {
 	home = homeDir()
 	dir := c.String("project-dir")
+	if c.IsSet("project-dir") && discover.Blank(dir) {
+		// -C '' is an error, not the current directory
+		return "", "", nil, usagef("--project-dir: must not be empty")
+	}
 	if dir == "" {
 		if dir, err = os.Getwd(); err != nil {
 			return "", "", nil, err
 		}
-	}
-	if discover.Blank(dir) {
-		return "", "", nil, usagef("--project-dir: must not be empty")
 	}
 	if abs, err = discover.ProjectDir(dir, home); err != nil {
 		return "", "", nil, err

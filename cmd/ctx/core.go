@@ -91,6 +91,13 @@ func noArgs(c *cli.Context) error {
 	if c.NArg() > 0 {
 		return usagef("%s takes no arguments, got %q", c.Command.Name, c.Args().First())
 	}
+	// a file flag given as '' would silently mean "none" (stdout, no stored
+	// manifest, the default ctx.toml)
+	for _, name := range []string{"config", "manifest", "output"} {
+		if c.IsSet(name) && strings.TrimSpace(c.String(name)) == "" {
+			return usagef("--%s: must not be empty", name)
+		}
+	}
 	return nil
 }
 

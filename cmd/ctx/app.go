@@ -55,7 +55,14 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
 			return &usageError{err}
 		},
-		Commands:             commands(e),
+		Commands: commands(e),
+		// without a command: the help; with an unknown one: a usage error
+		Action: func(c *cli.Context) error {
+			if c.NArg() > 0 {
+				return usagef("unknown command %q", c.Args().First())
+			}
+			return cli.ShowAppHelp(c)
+		},
 		EnableBashCompletion: false,
 		// a repeatable flag takes one value per use: --native 'notes,v2.md' is one path
 		DisableSliceFlagSeparator: true,

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+
+	"github.com/ctxaudit/ctx/schemas"
 )
 
 // MaxManifestBytes bounds how much [Decode] reads.
@@ -41,7 +43,9 @@ func Marshal(m *Manifest) ([]byte, error) {
 }
 
 // Decode reads a manifest strictly: the schema version is read first and must
-// be 1, unknown fields are errors, and the result is checked with [Check].
+// be 1, the document must match the version 1 JSON Schema (every field
+// present and of its type, no unknown fields), and the result is checked
+// with [Check].
 func Decode(r io.Reader) (*Manifest, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxManifestBytes+1))
 	if err != nil {
@@ -58,6 +62,17 @@ func Decode(r io.Reader) (*Manifest, error) {
 	}
 	if string(head.SchemaVersion) != "1" {
 		return nil, ErrVersion
+	}
+	v, err := schemas.NewManifestV1Validator()
+	if err != nil {
+		return nil, err
+	}
+	if err := v.Validate(data); err != nil {
+		var ve *schemas.ValidationError
+		if errors.As(err, &ve) {
+			return nil, fmt.Errorf("invalid manifest: %w", err)
+		}
+		return nil, jsonError(data, err)
 	}
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()

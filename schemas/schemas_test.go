@@ -63,7 +63,7 @@ func jsonFields(v any) (required, optional []string) {
 
 func TestCompiles(t *testing.T) {
 	t.Parallel()
-	if _, err := schematest.ManifestV1(); err != nil {
+	if _, err := schemas.NewManifestV1Validator(); err != nil {
 		t.Fatal(err)
 	}
 	if d := load(t); d.ID != schemas.ManifestV1ID {

@@ -200,8 +200,15 @@ func parseThreshold(s string) (float64, error) {
 
 // displayPath shows home as ~ and nothing else changed.
 func displayPath(p, home string) string {
-	if home != "" && home != "/" {
-		h := strings.TrimSuffix(home, "/")
+	if home == "" || home == "/" {
+		return p
+	}
+	homes := []string{strings.TrimSuffix(home, "/")}
+	// paths under a symlinked home are recorded resolved
+	if r, err := filepath.EvalSymlinks(home); err == nil && r != homes[0] {
+		homes = append(homes, r)
+	}
+	for _, h := range homes {
 		if p == h {
 			return "~"
 		}

@@ -120,23 +120,10 @@ type edit struct {
 }
 
 type braceRenderer struct {
-	ctx   context.Context
+	canceler
 	lang  Language
 	src   []byte
 	edits []edit
-	steps int
-	err   error
-}
-
-func (r *braceRenderer) check() bool {
-	if r.err != nil {
-		return false
-	}
-	r.steps++
-	if r.steps&255 == 0 {
-		r.err = r.ctx.Err()
-	}
-	return r.err == nil
 }
 
 func (r *braceRenderer) visit(n treesitter.Node) {
@@ -271,7 +258,7 @@ func applyEdits(src []byte, edits []edit) string {
 }
 
 func braceSkeleton(ctx context.Context, lang Language, src []byte, root treesitter.Node) (string, error) {
-	r := &braceRenderer{ctx: ctx, lang: lang, src: src}
+	r := &braceRenderer{canceler: canceler{ctx: ctx}, lang: lang, src: src}
 	r.visit(root)
 	if r.err != nil {
 		return "", r.err
@@ -287,24 +274,11 @@ func braceSkeleton(ctx context.Context, lang Language, src []byte, root treesitt
 // Symbols of brace languages.
 
 type braceSymbolizer struct {
-	ctx   context.Context
-	lang  Language
-	src   []byte
-	sep   string
-	out   []sym
-	steps int
-	err   error
-}
-
-func (s *braceSymbolizer) check() bool {
-	if s.err != nil {
-		return false
-	}
-	s.steps++
-	if s.steps&255 == 0 {
-		s.err = s.ctx.Err()
-	}
-	return s.err == nil
+	canceler
+	lang Language
+	src  []byte
+	sep  string
+	out  []sym
 }
 
 // scope is where a walk stands: the qualified prefix, the depth of symbols
@@ -343,7 +317,7 @@ func (s *braceSymbolizer) add(sc scope, kind, name string, rangeNode, body trees
 }
 
 func braceSymbols(ctx context.Context, lang Language, src []byte, root treesitter.Node) ([]sym, error) {
-	s := &braceSymbolizer{ctx: ctx, lang: lang, src: src, sep: "."}
+	s := &braceSymbolizer{canceler: canceler{ctx: ctx}, lang: lang, src: src, sep: "."}
 	if lang == CPP || lang == Rust {
 		s.sep = "::"
 	}

@@ -306,3 +306,23 @@ func lineStart(src []byte, offset int) int {
 	}
 	return offset
 }
+
+// canceler stops a tree walk promptly when its context ends, checking the
+// context every 256 steps.
+type canceler struct {
+	ctx   context.Context
+	steps int
+	err   error
+}
+
+// check counts a step and reports whether the walk may go on.
+func (c *canceler) check() bool {
+	if c.err != nil {
+		return false
+	}
+	c.steps++
+	if c.steps&255 == 0 {
+		c.err = c.ctx.Err()
+	}
+	return c.err == nil
+}

@@ -118,22 +118,9 @@ func (l lineIndex) line(offset int) int {
 }
 
 type pyRenderer struct {
-	ctx   context.Context
+	canceler
 	src   []byte
 	lines lineIndex
-	steps int
-	err   error
-}
-
-func (r *pyRenderer) check() bool {
-	if r.err != nil {
-		return false
-	}
-	r.steps++
-	if r.steps&255 == 0 {
-		r.err = r.ctx.Err()
-	}
-	return r.err == nil
 }
 
 // keep reports whether statement s of a module, class or compound block
@@ -404,7 +391,7 @@ func blankLines(src []byte, a, b, max int) int {
 var pyMagicComment = regexp.MustCompile(`^#!|coding[:=]`)
 
 func pySkeleton(ctx context.Context, src []byte, root treesitter.Node) (string, error) {
-	r := &pyRenderer{ctx: ctx, src: src, lines: newLineIndex(src)}
+	r := &pyRenderer{canceler: canceler{ctx: ctx}, src: src, lines: newLineIndex(src)}
 	out := r.block(root, 0, true)
 	if r.err != nil {
 		return "", r.err
@@ -415,7 +402,7 @@ func pySkeleton(ctx context.Context, src []byte, root treesitter.Node) (string, 
 // pySymbols lists classes and functions, nested ones included (a function
 // nested in a function is a "Func" under its parent).
 func pySymbols(ctx context.Context, src []byte, root treesitter.Node) ([]sym, error) {
-	r := &pyRenderer{ctx: ctx, src: src, lines: newLineIndex(src)}
+	r := &pyRenderer{canceler: canceler{ctx: ctx}, src: src, lines: newLineIndex(src)}
 	var out []sym
 	var walk func(n treesitter.Node, prefix string, depth int, inClass bool)
 	walk = func(n treesitter.Node, prefix string, depth int, inClass bool) {

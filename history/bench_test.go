@@ -1,0 +1,45 @@
+package history
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// benchConversation is n user/assistant rounds, each assistant message
+// carrying a tool call with a 2 KB result.
+func benchConversation(n int) []Message {
+	result := `"` + strings.Repeat("x", 2000) + `"`
+	var ms []Message
+	ms = append(ms, system("s"))
+	for i := 0; i < n; i++ {
+		ms = append(ms, user(fmt.Sprintf("u%d", i)))
+		a := toolMsg(fmt.Sprintf("a%d", i), result)
+		ms = append(ms, a)
+	}
+	return ms
+}
+
+// BenchmarkBuild builds a 1,001-message history with tool cleanup, a
+// message limit and a token budget: the work done on every agent turn.
+func BenchmarkBuild(b *testing.B) {
+	msgs := benchConversation(500)
+	for _, tc := range []struct {
+		name string
+		opts Options
+	}{
+		{"none", Options{ToolCleanupMode: CleanupNone}},
+		{"stub+limit", Options{ToolCleanupMode: CleanupStubOldResults, MaxContextMessageCount: Limit(200)}},
+		{"fixes+tokens", Options{ToolCleanupMode: CleanupStubOldResults}.WithFixes(20000)},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := Build(context.Background(), msgs, tc.opts); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

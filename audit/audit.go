@@ -4,6 +4,7 @@
 package audit
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/ctxaudit/ctx/manifest"
@@ -77,7 +78,8 @@ type Error struct{ Msg string }
 func (e *Error) Error() string { return e.Msg }
 
 // Run audits m. The total is measured on the rendered text with est (nil
-// uses measure.Default()).
+// uses measure.Default()), which must be the estimator the manifest names,
+// so that source and total tokens are counted alike.
 func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, error) {
 	for _, v := range []struct {
 		name string
@@ -86,6 +88,12 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 		if math.IsNaN(v.v) || v.v < 0 {
 			return nil, &Error{Msg: v.name + " must be a nonnegative number or inf"}
 		}
+	}
+	if est == nil {
+		est = measure.Default()
+	}
+	if m.Estimator != "" && m.Estimator != est.Name() {
+		return nil, &Error{Msg: fmt.Sprintf("the manifest counts tokens with %q, not %q: audit it with that estimator", m.Estimator, est.Name())}
 	}
 	rep := &Report{Manifest: m, Agent: m.Agent, Estimator: m.Estimator, Thresholds: th, Sources: m.Sources, Findings: []Finding{}}
 	byID := map[string]*manifest.Source{}
@@ -134,9 +142,6 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 	// the aggregated files after the sources, before the total
 	rep.Findings = append(rep.Findings, fileFindings(m)...)
 	text := []byte(render.Text(m))
-	if est == nil {
-		est = measure.Default()
-	}
 	rep.Total = measure.Measure(text, est)
 	if float64(rep.Total.Tokens) > th.TotalTokens {
 		rep.Findings = append(rep.Findings, Finding{Code: CodeOversizedTotal, Severity: Warning})

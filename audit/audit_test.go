@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctxaudit/ctx/audit"
@@ -239,5 +240,17 @@ func TestStoredManifest(t *testing.T) {
 	}
 	if len(r1.Findings) != 2 || r1.Findings[0].Code != "truncated" || r1.Findings[1].Code != "missing" {
 		t.Errorf("findings = %v", r1.Findings)
+	}
+}
+
+func TestEstimatorMismatch(t *testing.T) {
+	m := &manifest.Manifest{SchemaVersion: 1, Estimator: "o200k_base, version 1"}
+	_, err := audit.Run(m, audit.DefaultThresholds(), nil)
+	if err == nil || !strings.Contains(err.Error(), `the manifest counts tokens with "o200k_base, version 1"`) {
+		t.Fatalf("got %v, want an estimator mismatch error", err)
+	}
+	m.Estimator = measure.Default().Name()
+	if _, err := audit.Run(m, audit.DefaultThresholds(), nil); err != nil {
+		t.Fatalf("matching estimator: %v", err)
 	}
 }

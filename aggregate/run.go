@@ -594,19 +594,36 @@ func WriteNumbered(dir, namespace string, data []byte) (string, error) {
 // GroupFilesByDir groups items by the directory of their label ("." for
 // the base directory), directories sorted, items in their order.
 func GroupFilesByDir(items []Item) []DirGroup {
+	groups := groupByDir(items, func(it Item) string { return it.Path })
+	out := make([]DirGroup, len(groups))
+	for i, g := range groups {
+		out[i] = DirGroup{Dir: g.dir, Items: g.items}
+	}
+	return out
+}
+
+// dirGroup is one directory's share of a list, in list order.
+type dirGroup[T any] struct {
+	dir   string
+	items []T
+}
+
+// groupByDir groups list by the directory of each element's slash path,
+// directories sorted, elements in their order.
+func groupByDir[T any](list []T, pathOf func(T) string) []dirGroup[T] {
 	idx := map[string]int{}
-	var out []DirGroup
-	for _, it := range items {
-		d := path.Dir(it.Path)
+	var out []dirGroup[T]
+	for _, e := range list {
+		d := path.Dir(pathOf(e))
 		i, ok := idx[d]
 		if !ok {
 			i = len(out)
 			idx[d] = i
-			out = append(out, DirGroup{Dir: d})
+			out = append(out, dirGroup[T]{dir: d})
 		}
-		out[i].Items = append(out[i].Items, it)
+		out[i].items = append(out[i].items, e)
 	}
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
+	sort.SliceStable(out, func(i, j int) bool { return out[i].dir < out[j].dir })
 	return out
 }
 

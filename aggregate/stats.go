@@ -2,7 +2,6 @@ package aggregate
 
 import (
 	"context"
-	"path"
 	"sort"
 
 	"github.com/ctxaudit/ctx/measure"
@@ -86,29 +85,21 @@ func Stats(ctx context.Context, opts Options) ([]DirStats, error) {
 }
 
 func groupStats(files []FileStats) []DirStats {
-	idx := map[string]int{}
-	var out []DirStats
-	for _, f := range files {
-		d := path.Dir(f.Path)
-		i, ok := idx[d]
-		if !ok {
-			i = len(out)
-			idx[d] = i
-			out = append(out, DirStats{Dir: d})
+	groups := groupByDir(files, func(f FileStats) string { return f.Path })
+	out := make([]DirStats, len(groups))
+	for i, g := range groups {
+		ds := DirStats{Dir: g.dir, Entries: g.items}
+		for _, f := range g.items {
+			if f.Error == "" {
+				ds.Files++
+				ds.Lines += f.Lines
+				ds.Symbols += f.Symbols
+				ds.Bytes += f.Bytes
+				ds.Tokens += f.Tokens
+			}
 		}
-		ds := &out[i]
-		ds.Entries = append(ds.Entries, f)
-		if f.Error == "" {
-			ds.Files++
-			ds.Lines += f.Lines
-			ds.Symbols += f.Symbols
-			ds.Bytes += f.Bytes
-			ds.Tokens += f.Tokens
-		}
-	}
-	sort.Slice(out, func(i, j int) bool { return out[i].Dir < out[j].Dir })
-	for i := range out {
-		sort.SliceStable(out[i].Entries, func(a, b int) bool { return out[i].Entries[a].Path < out[i].Entries[b].Path })
+		sort.SliceStable(ds.Entries, func(a, b int) bool { return ds.Entries[a].Path < ds.Entries[b].Path })
+		out[i] = ds
 	}
 	return out
 }

@@ -13,22 +13,13 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/internal/config"
+	"github.com/ctxaudit/ctx/internal/testfs"
 )
 
 // tree writes files (slash paths → content) below a new temporary directory.
 func tree(t *testing.T, files map[string]string) string {
 	t.Helper()
-	dir := t.TempDir()
-	for p, c := range files {
-		abs := filepath.Join(dir, filepath.FromSlash(p))
-		if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(abs, []byte(c), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return dir
+	return testfs.Tree(t, files)
 }
 
 func labels(items []Item) []string {

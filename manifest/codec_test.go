@@ -14,13 +14,7 @@ import (
 )
 
 // sourceFields are the 36 fields of a source row, in the reference's order.
-var sourceFields = []string{
-	"id", "kind", "order", "requested_path", "path", "canonical_path", "audience", "delivery", "origin", "scope",
-	"config_path", "native_evidence", "status", "included", "reason", "duplicate_of", "equivalent_to", "equivalence",
-	"audience_matches", "source_bytes", "source_chars", "source_lines", "source_tokens", "source_hash", "hash_algorithm",
-	"emitted_bytes", "emitted_chars", "emitted_lines", "emitted_tokens", "emitted_hash",
-	"truncated", "budget", "max_chars", "max_lines", "omitted_chars", "omitted_lines",
-}
+var sourceFields = schematest.SourceFields
 
 var topFields = []string{"schema_version", "tool", "agent", "project_dir", "estimator", "budgets", "sources", "fragments"}
 

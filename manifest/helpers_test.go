@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/schemas/schematest"
 )
@@ -28,21 +29,7 @@ func project(t *testing.T, files map[string]string) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, content := range files {
-		p := filepath.Join(dir, name)
-		if name[len(name)-1] == '/' {
-			if err := os.MkdirAll(p, 0o755); err != nil {
-				t.Fatal(err)
-			}
-			continue
-		}
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testfs.Write(t, dir, files)
 	return dir
 }
 

@@ -36,3 +36,13 @@ func Manifest(tb testing.TB, doc []byte) {
 		tb.Fatalf("manifest does not validate against schemas/manifest.v1.schema.json: %v\n%s", err, doc)
 	}
 }
+
+// SourceFields are the 36 fields of a manifest source row, in the
+// reference's order.
+var SourceFields = []string{
+	"id", "kind", "order", "requested_path", "path", "canonical_path", "audience", "delivery", "origin", "scope",
+	"config_path", "native_evidence", "status", "included", "reason", "duplicate_of", "equivalent_to", "equivalence",
+	"audience_matches", "source_bytes", "source_chars", "source_lines", "source_tokens", "source_hash", "hash_algorithm",
+	"emitted_bytes", "emitted_chars", "emitted_lines", "emitted_tokens", "emitted_hash",
+	"truncated", "budget", "max_chars", "max_lines", "omitted_chars", "omitted_lines",
+}

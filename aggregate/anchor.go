@@ -40,21 +40,24 @@ type Anchors struct {
 // IsZero reports whether there are no anchor lines.
 func (a Anchors) IsZero() bool { return len(a.Before) == 0 && len(a.After) == 0 }
 
+// Resolution is how a slice was found in the current file.
+type Resolution string
+
 // Resolutions of a slice against the current file.
 const (
 	// ResolutionUnchanged: the hash still matches at the recorded range.
-	ResolutionUnchanged = "unchanged"
+	ResolutionUnchanged Resolution = "unchanged"
 	// ResolutionMoved: the exact text was found once, elsewhere.
-	ResolutionMoved = "moved"
+	ResolutionMoved Resolution = "moved"
 	// ResolutionAnchored: the range was found between its anchor lines.
-	ResolutionAnchored = "anchored"
+	ResolutionAnchored Resolution = "anchored"
 	// ResolutionFuzzy: the similarity search found one clear best range.
-	ResolutionFuzzy = "fuzzy"
+	ResolutionFuzzy Resolution = "fuzzy"
 	// ResolutionOrphaned: the slice could not be found; nothing is shown.
-	ResolutionOrphaned = "orphaned"
+	ResolutionOrphaned Resolution = "orphaned"
 	// ResolutionUnpinned: the slice has no content hash, so a change cannot
 	// be detected; the recorded range is shown as it is.
-	ResolutionUnpinned = "unpinned"
+	ResolutionUnpinned Resolution = "unpinned"
 )
 
 // Tuning of the resolver.
@@ -68,11 +71,11 @@ const (
 
 // SliceResult is the resolution of one slice.
 type SliceResult struct {
-	Tag        string `json:"tag,omitempty"`
-	Comment    string `json:"comment,omitempty"`
-	Resolution string `json:"resolution"`
-	OldStart   int    `json:"old_start"`
-	OldEnd     int    `json:"old_end"`
+	Tag        string     `json:"tag,omitempty"`
+	Comment    string     `json:"comment,omitempty"`
+	Resolution Resolution `json:"resolution"`
+	OldStart   int        `json:"old_start"`
+	OldEnd     int        `json:"old_end"`
 	// NewStart and NewEnd are 0 when the slice is orphaned.
 	NewStart int `json:"new_start"`
 	NewEnd   int `json:"new_end"`
@@ -150,7 +153,7 @@ func ResolveSlice(src []byte, s Slice) SliceResult {
 		r.Resolution, r.Reason, r.NewStart, r.NewEnd, r.Content, r.Score = ResolutionOrphaned, reason, 0, 0, "", 0
 		return r
 	}
-	found := func(how string, start, end int, score float64) SliceResult {
+	found := func(how Resolution, start, end int, score float64) SliceResult {
 		r.Resolution, r.NewStart, r.NewEnd, r.Score = how, start, end, score
 		r.Content = sliceText(lines, start, end)
 		return r

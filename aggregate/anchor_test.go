@@ -45,7 +45,7 @@ func TestResolveSlice(t *testing.T) {
 	tests := []struct {
 		name       string
 		src        string
-		resolution string
+		resolution Resolution
 		start, end int
 	}{
 		{"unchanged", orig, ResolutionUnchanged, 11, 15},

@@ -6,10 +6,6 @@ import (
 	"strings"
 )
 
-// StatusOmitted is the status of an item that the token budget left out of
-// the markdown (see [Options.MaxTokens]).
-const StatusOmitted = "omitted"
-
 // Reasons recorded in Item.Degraded.
 const (
 	reasonFileCap = "max_file_tokens"
@@ -35,7 +31,7 @@ func rung(mode ViewMode) int {
 	return 3
 }
 
-func (o Options) budgeted() bool { return o.MaxTokens > 0 || o.MaxFileTokens > 0 }
+func (o Options) budgeted() bool { return o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() }
 
 // budgetStep is one degradation of an item.
 type budgetStep struct {
@@ -71,11 +67,11 @@ func applyBudget(ctx context.Context, o Options, items []Item) error {
 			items[i].src = nil
 		}
 	}()
-	if o.MaxFileTokens > 0 {
-		reason := fmt.Sprintf("%s %d", reasonFileCap, o.MaxFileTokens)
+	if o.MaxFileTokens.IsSet() {
+		reason := fmt.Sprintf("%s %s", reasonFileCap, o.MaxFileTokens)
 		for i := range items {
 			it := &items[i]
-			for it.degradable() && !it.protected() && it.Emitted.Tokens > o.MaxFileTokens {
+			for it.degradable() && !it.protected() && o.MaxFileTokens.Exceeded(int64(it.Emitted.Tokens)) {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
@@ -83,17 +79,17 @@ func applyBudget(ctx context.Context, o Options, items []Item) error {
 			}
 		}
 	}
-	if o.MaxTokens <= 0 {
+	if !o.MaxTokens.IsSet() {
 		return nil
 	}
-	reason := fmt.Sprintf("%s %d", reasonTotal, o.MaxTokens)
+	reason := fmt.Sprintf("%s %s", reasonTotal, o.MaxTokens)
 	total := 0
 	for i := range items {
 		if items[i].AutoAggregate && items[i].Status != StatusOmitted {
 			total += items[i].Emitted.Tokens
 		}
 	}
-	for total > o.MaxTokens {
+	for o.MaxTokens.Exceeded(int64(total)) {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -140,11 +136,11 @@ func degrade(ctx context.Context, o Options, it *Item, reason string) {
 			continue
 		}
 		next := *it
-		next.ViewMode, next.Content, next.Slices = res.Mode, res.Body, res.Slices
+		next.ViewMode, next.Content, next.fence, next.Slices = res.Mode, res.Text, res.Fence, res.Slices
 		// a view the file does not support yields the summary; Degraded says
 		// "→ summary", so res.Fallback is not recorded
 		next.Header = degradedHeader(it.Path, res.Mode)
-		em := measured([]byte(next.Block()))
+		em := measured([]byte(next.Block()), o.Estimator)
 		if em.Tokens >= it.Emitted.Tokens {
 			// not cheaper (a summary longer than a small skeleton, say)
 			if res.Mode == ViewSummary {
@@ -159,9 +155,9 @@ func degrade(ctx context.Context, o Options, it *Item, reason string) {
 		return
 	}
 	it.Status = StatusOmitted
-	it.Content = ""
+	it.Content, it.fence = "", ""
 	it.Emitted = Measured{}
-	it.steps = append(it.steps, budgetStep{to: StatusOmitted, reason: reason})
+	it.steps = append(it.steps, budgetStep{to: string(StatusOmitted), reason: reason})
 	it.Degraded = formatSteps(it.RequestedViewMode, it.steps)
 }
 

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"context"
 	"fmt"
+	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
 )
@@ -44,9 +45,10 @@ func budgetFiles() []FileItem {
 }
 
 type itemState struct {
-	path, status string
-	view         ViewMode
-	degraded     string
+	path     string
+	status   Status
+	view     ViewMode
+	degraded string
 }
 
 func states(items []Item) []itemState {
@@ -77,7 +79,7 @@ func TestBudgetOffByDefault(t *testing.T) {
 		}
 	}
 	// a budget that everything fits in changes nothing either
-	roomy, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: 1 << 20, MaxFileTokens: 1 << 20})
+	roomy, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(1 << 20)), MaxFileTokens: measure.Max(int64(1 << 20))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +90,7 @@ func TestBudgetOffByDefault(t *testing.T) {
 
 func TestBudgetFileCap(t *testing.T) {
 	dir := budgetTree(t)
-	items := build(t, Options{BaseDir: dir, Files: budgetFiles(), MaxFileTokens: 500})
+	items := build(t, Options{BaseDir: dir, Files: budgetFiles(), MaxFileTokens: measure.Max(int64(500))})
 	want := []itemState{
 		{"big.py", StatusOK, ViewSkeleton, "full → skeleton (max_file_tokens 500)"},
 		{"mid.py", StatusOK, ViewSkeleton, "full → skeleton (max_file_tokens 500)"},
@@ -109,7 +111,7 @@ func TestBudgetFileCap(t *testing.T) {
 		if it.Degraded != "" && !strings.HasSuffix(it.Header, "; token budget)") {
 			t.Errorf("%s: header %q does not say it was degraded", it.Path, it.Header)
 		}
-		if it.Emitted != measured([]byte(it.Block())) {
+		if it.Emitted != measured([]byte(it.Block()), nil) {
 			t.Errorf("%s: emitted sizes do not measure the block", it.Path)
 		}
 	}
@@ -152,7 +154,7 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 			{"notes.txt", StatusOmitted, ViewSummary, "full → summary → omitted (max_tokens 1)"},
 		}},
 	} {
-		res, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: tc.max})
+		res, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -173,7 +175,7 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 			t.Errorf("everything omitted, yet markdown %q", res.Markdown)
 		}
 		// deterministic
-		again, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: tc.max})
+		again, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +188,7 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 func TestBudgetTiesLaterFirst(t *testing.T) {
 	body := strings.Repeat("same words on every line\n", 40)
 	dir := tree(t, map[string]string{"a.txt": body, "b.txt": body})
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "a.txt"}, {Path: "b.txt"}}, MaxTokens: 400})
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "a.txt"}, {Path: "b.txt"}}, MaxTokens: measure.Max(int64(400))})
 	if items[0].Degraded != "" || items[1].Degraded != "full → summary (max_tokens 400)" {
 		t.Errorf("tie: %v", states(items))
 	}
@@ -194,7 +196,7 @@ func TestBudgetTiesLaterFirst(t *testing.T) {
 
 func TestBudgetBothLimits(t *testing.T) {
 	dir := budgetTree(t)
-	items := build(t, Options{BaseDir: dir, Files: budgetFiles(), MaxFileTokens: 500, MaxTokens: 150})
+	items := build(t, Options{BaseDir: dir, Files: budgetFiles(), MaxFileTokens: measure.Max(int64(500)), MaxTokens: measure.Max(int64(150))})
 	if d := items[0].Degraded; d != "full → skeleton (max_file_tokens 500) → outline → summary (max_tokens 150)" {
 		t.Errorf("big.py: %q", d)
 	}
@@ -207,7 +209,7 @@ func TestBudgetProtected(t *testing.T) {
 	dir := budgetTree(t)
 	files := budgetFiles()
 	files[0].ForceFull = true
-	items := build(t, Options{BaseDir: dir, Files: files, MaxFileTokens: 500, MaxTokens: 3100})
+	items := build(t, Options{BaseDir: dir, Files: files, MaxFileTokens: measure.Max(int64(500)), MaxTokens: measure.Max(int64(3100))})
 	// force_full is exempt from the per-file cap, and the others are
 	// degraded (even omitted) before it
 	if items[0].ViewMode != ViewFull || items[0].Degraded != "" {
@@ -219,12 +221,12 @@ func TestBudgetProtected(t *testing.T) {
 		}
 	}
 	// when nothing else is left, the protected file goes too
-	items = build(t, Options{BaseDir: dir, Files: files, MaxTokens: 50})
+	items = build(t, Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(50))})
 	if items[0].Degraded == "" || blockTokens(items) > 50 {
 		t.Errorf("protected file never degraded: %v", states(items))
 	}
 	// Tier 3 focus files are protected as well
-	items = build(t, Options{BaseDir: dir, Files: budgetFiles(), Focus: []string{"notes.txt"}, MaxTokens: 700})
+	items = build(t, Options{BaseDir: dir, Files: budgetFiles(), Focus: []string{"notes.txt"}, MaxTokens: measure.Max(int64(700))})
 	if items[3].ViewMode != ViewFull || items[3].Degraded != "" || !items[3].Focus {
 		t.Errorf("focus file degraded: %v", states(items))
 	}
@@ -234,7 +236,7 @@ func TestBudgetLeavesErrorsAndExcluded(t *testing.T) {
 	dir := budgetTree(t)
 	files := append(budgetFiles(), FileItem{Path: "missing.py"}, FileItem{Path: "small.py", ViewMode: ViewNone})
 	files[1].NoAutoAggregate = true
-	items := build(t, Options{BaseDir: dir, Files: files, MaxTokens: 1})
+	items := build(t, Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(1))})
 	for _, it := range items {
 		switch {
 		case it.Path == "missing.py":
@@ -257,7 +259,7 @@ func TestBudgetCustomAndSummaryNotCheaper(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("def f%d():\n    return %d", i, i))
 	}
 	dir := tree(t, map[string]string{"m.py": strings.Join(lines, "\n") + "\n"})
-	items := build(t, Options{BaseDir: dir, MaxTokens: 1, Files: []FileItem{{
+	items := build(t, Options{BaseDir: dir, MaxTokens: measure.Max(int64(1)), Files: []FileItem{{
 		Path: "m.py", ViewMode: ViewCustom, CustomSlices: []Slice{{StartLine: 1, EndLine: 2, Tag: "t"}},
 	}}})
 	if it := items[0]; it.Status != StatusOmitted || it.Degraded != "custom → omitted (max_tokens 1)" || len(it.Slices) != 1 {
@@ -266,10 +268,10 @@ func TestBudgetCustomAndSummaryNotCheaper(t *testing.T) {
 }
 
 func TestBudgetNegative(t *testing.T) {
-	if _, err := BuildItems(context.Background(), Options{MaxTokens: -1}); err == nil {
+	if _, err := BuildItems(context.Background(), Options{MaxTokens: measure.Max(int64(-1))}); err == nil {
 		t.Error("negative max_tokens accepted")
 	}
-	if _, err := BuildItems(context.Background(), Options{MaxFileTokens: -1}); err == nil {
+	if _, err := BuildItems(context.Background(), Options{MaxFileTokens: measure.Max(int64(-1))}); err == nil {
 		t.Error("negative max_file_tokens accepted")
 	}
 }

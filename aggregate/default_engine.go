@@ -8,10 +8,19 @@ import (
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 )
 
-// DefaultEngine returns the engine the pipeline uses when Options.Engine is
-// nil: package codeview (tree-sitter views for Python, C, C++, Go,
-// JavaScript, TypeScript, Rust and Java, and heuristic summaries).
+// DefaultEngine returns the engine of package codeview (tree-sitter views
+// for Python, C, C++, Go, JavaScript, TypeScript, Rust and Java, and
+// heuristic summaries). A nil Engine means this engine wherever an Engine
+// is taken: [Options], [View] and [ComputeFileStats].
 func DefaultEngine() Engine { return codeviewEngine{} }
+
+// engineOr returns e, or the default engine for nil.
+func engineOr(e Engine) Engine {
+	if e == nil {
+		return DefaultEngine()
+	}
+	return e
+}
 
 // codeviewEngine adapts package codeview to [Engine].
 type codeviewEngine struct{}

@@ -3,11 +3,8 @@ package aggregate
 import (
 	"context"
 	"errors"
-	"fmt"
-	"path"
-	"strings"
 
-	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 )
 
 // ErrUnsupported is returned by an [Engine] view for a language it cannot
@@ -68,27 +65,8 @@ func (TextEngine) Mask(context.Context, string, []byte, map[string]string) (stri
 	return "", ErrUnsupported
 }
 
-// Summary returns "**EXT** — N lines" and the first 8 non-blank lines.
+// Summary returns the text summary of package codeview for every file:
+// "**EXT** — N lines" and a preview of the first non-blank lines.
 func (TextEngine) Summary(_ context.Context, p string, src []byte) string {
-	ext := strings.ToUpper(strings.TrimPrefix(path.Ext(p), "."))
-	if ext == "" {
-		ext = "Text"
-	}
-	var b strings.Builder
-	fmt.Fprintf(&b, "**%s** — %d lines", ext, measure.Lines(src))
-	var prev []string
-	for _, l := range splitLines(src) {
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		prev = append(prev, strings.TrimRight(l, " \t\r"))
-		if len(prev) == 8 {
-			break
-		}
-	}
-	if len(prev) > 0 {
-		b.WriteString("\n\n")
-		b.WriteString(fence("text", strings.Join(prev, "\n")))
-	}
-	return b.String()
+	return codeview.TextSummary(p, src)
 }

@@ -3,12 +3,14 @@ package aggregate
 import (
 	"bufio"
 	"bytes"
-	"io"
+
 	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+
+	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
 // Ignorer decides which paths globs and directory walks skip. Paths named
@@ -100,12 +102,7 @@ func (g *GitIgnore) load(dir []string) []gitignore.Pattern {
 }
 
 func readIgnoreFile(p string, domain []string) []gitignore.Pattern {
-	f, err := os.Open(p)
-	if err != nil {
-		return nil
-	}
-	defer f.Close()
-	data, err := io.ReadAll(io.LimitReader(f, maxIgnoreFile))
+	data, _, err := fileio.Read(p, maxIgnoreFile)
 	if err != nil {
 		return nil
 	}
@@ -121,8 +118,3 @@ func readIgnoreFile(p string, domain []string) []gitignore.Pattern {
 	}
 	return ps
 }
-
-// noIgnore ignores nothing.
-type noIgnore struct{}
-
-func (noIgnore) Ignored(string, bool) bool { return false }

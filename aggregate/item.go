@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -61,11 +62,33 @@ type FileItem struct {
 	ASTDefinitions bool `json:"ast_definitions,omitempty"`
 }
 
-// Status values of an [Item].
+// Status is the status of an aggregated file: of an [Item] (ok, error,
+// binary, omitted) and of the file's row in a manifest, which adds
+// excluded, degraded and fallback (see [Item.RowStatus]). Package manifest
+// records these values and package audit reads them; neither spells them
+// out.
+type Status string
+
+// The statuses.
 const (
-	StatusOK     = "ok"
-	StatusError  = "error"
-	StatusBinary = "binary"
+	// StatusOK: the file was read and its view rendered.
+	StatusOK Status = "ok"
+	// StatusError: missing, unreadable, too large, matched nothing, or the
+	// view failed.
+	StatusError Status = "error"
+	// StatusBinary: the file is binary and was not inlined.
+	StatusBinary Status = "binary"
+	// StatusOmitted: the token budget left the file out.
+	StatusOmitted Status = "omitted"
+	// StatusExcluded: auto_aggregate = false kept the file out of the
+	// document (a row status only).
+	StatusExcluded Status = "excluded"
+	// StatusDegraded: the token budget rendered a cheaper view (a row
+	// status only).
+	StatusDegraded Status = "degraded"
+	// StatusFallback: the view is not supported for the file, so its
+	// summary was shown (a row status only).
+	StatusFallback Status = "fallback"
 )
 
 // Measured is a text's sizes plus its BLAKE3 hash ([measure.Hash]).
@@ -74,8 +97,8 @@ type Measured struct {
 	Hash string `json:"hash"`
 }
 
-func measured(b []byte) Measured {
-	return Measured{Sizes: measure.Measure(b, nil), Hash: measure.Hash(b)}
+func measured(b []byte, est measure.Estimator) Measured {
+	return Measured{Sizes: measure.Measure(b, est), Hash: measure.Hash(b)}
 }
 
 // Item is one file after resolution, reading and rendering: what ctx gave
@@ -95,7 +118,7 @@ type Item struct {
 	Language string `json:"language"`
 	// Status is ok, error, binary or omitted (left out by the token
 	// budget).
-	Status string `json:"status"`
+	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// Fallback says why ViewMode differs from RequestedViewMode when the
 	// view is not supported for the file.
@@ -111,18 +134,24 @@ type Item struct {
 	Focus         bool `json:"focus,omitempty"`
 	// Header is the block heading, "### `{label}`" plus an optional suffix.
 	Header string `json:"header"`
-	// Content is the block body rendered under Header.
+	// Content is the view's text as a runtime would embed it, without the
+	// markdown heading and fence: the file's text for the full view, the
+	// skeleton, the outline, the summary, the custom slices, or "ERROR: ..."
+	// for an error item. [Item.Block] adds the heading and, where the view
+	// has one, the fence.
 	Content string `json:"content"`
 	// Source measures the file's bytes (zero for missing files).
 	Source Measured `json:"source"`
-	// Emitted measures the block (Header, "\n\n", Content) as it appears in
-	// the markdown; zero when the item is not aggregated.
+	// Emitted measures the markdown block ([Item.Block]: Header, a blank
+	// line and the fenced Content) as it appears in the document, not
+	// Content alone; zero when the item is not aggregated.
 	Emitted Measured `json:"emitted"`
 	// MTime is the file's modification time; zero for missing files.
 	MTime time.Time `json:"mtime,omitzero"`
 	// Slices reports the resolution of every custom slice.
 	Slices []SliceResult `json:"slices,omitempty"`
 
+	fence string       // the info string of Content's fence; "" for none
 	file  FileItem     // the settings in effect
 	abs   string       // host path, never printed
 	src   []byte       // the bytes read, kept while a token budget applies
@@ -130,12 +159,44 @@ type Item struct {
 }
 
 // Block returns the item's markdown block, or "" when it is not aggregated
-// (auto_aggregate = false, or omitted by the token budget).
+// (auto_aggregate = false, or omitted by the token budget): the heading, a
+// blank line and the body, which is Content in a code fence for the views
+// that have one (full, skeleton, outline, masked, custom, errors) and
+// Content as it is for the others (summary, none, binary).
 func (it *Item) Block() string {
 	if !it.AutoAggregate || it.Status == StatusOmitted {
 		return ""
 	}
-	return it.Header + "\n\n" + it.Content
+	return it.Header + "\n\n" + it.body()
+}
+
+func (it *Item) body() string {
+	if it.fence == "" {
+		return it.Content
+	}
+	return mdtext.Fence(it.fence, it.Content)
+}
+
+// RowStatus is the status of the item's row in a manifest, the first that
+// applies: error, excluded (auto_aggregate = false), binary, omitted,
+// degraded (by the token budget), fallback (an unsupported view shown as a
+// summary), ok.
+func (it *Item) RowStatus() Status {
+	switch {
+	case it.Status == StatusError:
+		return StatusError
+	case !it.AutoAggregate:
+		return StatusExcluded
+	case it.Status == StatusBinary:
+		return StatusBinary
+	case it.Status == StatusOmitted:
+		return StatusOmitted
+	case it.Degraded != "":
+		return StatusDegraded
+	case it.Fallback != "":
+		return StatusFallback
+	}
+	return StatusOK
 }
 
 // Settings returns the FileItem settings the item was built with (Path is

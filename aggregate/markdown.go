@@ -1,35 +1,15 @@
 package aggregate
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
+)
 
 // sep joins blocks and sections.
 const sep = "\n\n---\n\n"
 
-// codeSpan renders label as one inline code span: in single backticks,
-// or, when it holds backticks, in a longer run (padded with spaces when
-// the label starts or ends with one), so that the heading stays intact.
-func codeSpan(label string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(label); i++ {
-		if label[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	if longest == 0 {
-		return "`" + label + "`"
-	}
-	ticks := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(label, "`") || strings.HasSuffix(label, "`") {
-		label = " " + label + " "
-	}
-	return ticks + label + ticks
-}
-
-// historyHeading starts the discussion history section.
-const historyHeading = "## Discussion History"
+func codeSpan(label string) string { return mdtext.CodeSpan(label) }
 
 // FilesSection renders "## {title}\n\n" and the blocks of the aggregated
 // items joined by "\n\n---\n\n", or "" when no item is aggregated.
@@ -67,10 +47,10 @@ func HistorySection(history string) string {
 	if strings.TrimSpace(h) == "" {
 		return ""
 	}
-	if strings.HasPrefix(h, historyHeading+"\n") || h == historyHeading {
+	if strings.HasPrefix(h, mdtext.HistoryHeading+"\n") || h == mdtext.HistoryHeading {
 		return h
 	}
-	return historyHeading + "\n\n" + h
+	return mdtext.HistoryHeading + "\n\n" + h
 }
 
 // Markdown composes the document: the files section titled title, the

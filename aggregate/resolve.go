@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
 // IsHistoryFile reports whether name is a discussion history file
@@ -124,7 +126,7 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 	case errors.Is(err, fs.ErrNotExist):
 		return errT(label, "file not found: "+label), nil
 	case err != nil:
-		return errT(label, "cannot read "+label+": "+pathErr(err)), nil
+		return errT(label, "cannot read "+label+": "+fileio.Cause(err).Error()), nil
 	case st.IsDir():
 		files, err := r.walk(ctx, abs, "**")
 		if err != nil {
@@ -210,13 +212,4 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 	}
 	sort.Slice(files, func(i, j int) bool { return filepath.ToSlash(files[i]) < filepath.ToSlash(files[j]) })
 	return files, nil
-}
-
-// pathErr strips the host path from a *fs.PathError.
-func pathErr(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }

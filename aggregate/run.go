@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
+
 	"os"
 	"path"
 	"path/filepath"
@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/ctxaudit/ctx/internal/atomicfile"
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -84,13 +85,16 @@ type Options struct {
 	// MaxFileBytes caps one file's size; 0 is DefaultMaxFileBytes.
 	MaxFileBytes int64
 	// MaxFileTokens caps the tokens of each file block and MaxTokens those
-	// of all file blocks together; 0 is no limit (the default). Files over
-	// a limit are degraded full → skeleton → outline → summary → omitted,
-	// and Item.Degraded records it (see the package documentation, "Token
-	// budget").
-	MaxFileTokens int
-	MaxTokens     int
-	// Engine renders the structural views; nil is the default engine.
+	// of all file blocks together; the zero Limit is no limit (the
+	// default). Files over a limit are degraded full → skeleton → outline →
+	// summary → omitted, and Item.Degraded records it (see the package
+	// documentation, "Token budget").
+	MaxFileTokens measure.Limit
+	MaxTokens     measure.Limit
+	// Estimator counts the tokens of every file and block; nil is
+	// measure.Default().
+	Estimator measure.Estimator
+	// Engine renders the structural views; nil is [DefaultEngine].
 	Engine Engine
 	// Ignore decides what globs and walks skip; nil is git's rules
 	// ([NewGitIgnore] of BaseDir).
@@ -147,14 +151,15 @@ func (o Options) normalized() (Options, error) {
 	if o.Concurrency <= 0 {
 		o.Concurrency = runtime.GOMAXPROCS(0)
 	}
-	if o.MaxTokens < 0 || o.MaxFileTokens < 0 {
-		return o, fmt.Errorf("token limits must not be negative (max_tokens %d, max_file_tokens %d)", o.MaxTokens, o.MaxFileTokens)
+	if o.MaxTokens.Negative() || o.MaxFileTokens.Negative() {
+		return o, fmt.Errorf("token limits must not be negative (max_tokens %s, max_file_tokens %s)", o.MaxTokens, o.MaxFileTokens)
 	}
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes
 	}
-	if o.Engine == nil {
-		o.Engine = DefaultEngine()
+	o.Engine = engineOr(o.Engine)
+	if o.Estimator == nil {
+		o.Estimator = measure.Default()
 	}
 	if o.Ignore == nil {
 		o.Ignore = NewGitIgnore(abs)
@@ -230,32 +235,27 @@ type fileData struct {
 }
 
 func readBounded(abs, label string, limit int64) fileData {
-	f, err := os.Open(abs)
-	if err != nil {
-		if errors.Is(err, os.ErrNotExist) {
-			return fileData{err: "file not found: " + label}
-		}
-		return fileData{err: "cannot read " + label + ": " + pathErr(err)}
+	src, st, err := fileio.Read(abs, limit)
+	var mtime time.Time
+	if st != nil {
+		mtime = st.ModTime().UTC()
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fileData{err: "cannot read " + label + ": " + pathErr(err)}
-	}
-	if st.IsDir() {
+	var tl *fileio.TooLargeError
+	switch {
+	case err == nil:
+		return fileData{src: src, mtime: mtime}
+	case errors.Is(err, os.ErrNotExist):
+		return fileData{err: "file not found: " + label}
+	case errors.Is(err, fileio.ErrIsDir):
 		return fileData{err: "is a directory: " + label}
+	case errors.Is(err, fileio.ErrNotRegular):
+		return fileData{err: "not a regular file: " + label}
+	case errors.As(err, &tl) && tl.Size >= 0:
+		return fileData{mtime: mtime, err: fmt.Sprintf("file too large: %s is %d bytes, the limit is %d", label, tl.Size, limit)}
+	case errors.As(err, &tl):
+		return fileData{mtime: mtime, err: fmt.Sprintf("file too large: %s grew past the limit of %d bytes", label, limit)}
 	}
-	if st.Size() > limit {
-		return fileData{mtime: st.ModTime().UTC(), err: fmt.Sprintf("file too large: %s is %d bytes, the limit is %d", label, st.Size(), limit)}
-	}
-	src, err := io.ReadAll(io.LimitReader(f, limit+1))
-	if err != nil {
-		return fileData{err: "cannot read " + label + ": " + pathErr(err)}
-	}
-	if int64(len(src)) > limit {
-		return fileData{mtime: st.ModTime().UTC(), err: fmt.Sprintf("file too large: %s grew past the limit of %d bytes", label, limit)}
-	}
-	return fileData{src: src, mtime: st.ModTime().UTC()}
+	return fileData{err: "cannot read " + label + ": " + fileio.Cause(err).Error()}
 }
 
 // parallel runs fn(i) for i in [0, n) on at most workers goroutines and
@@ -347,10 +347,10 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	}
 	fail := func(msg string) Item {
 		it.Status, it.Error = StatusError, msg
-		it.Content = errorBody("ERROR: " + msg)
+		it.Content, it.fence = "ERROR: "+msg, errorFence
 		it.Language = languageOf(o.Engine, t.label)
 		if it.AutoAggregate {
-			it.Emitted = measured([]byte(it.Block()))
+			it.Emitted = measured([]byte(it.Block()), o.Estimator)
 		}
 		return it
 	}
@@ -363,7 +363,8 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 		return fail(d.err)
 	}
 	res := View(ctx, o.Engine, t.label, d.src, t.file, mode)
-	it.ViewMode, it.Language, it.Fallback, it.Slices, it.Content = res.Mode, res.Language, res.Fallback, res.Slices, res.Body
+	it.ViewMode, it.Language, it.Fallback, it.Slices = res.Mode, res.Language, res.Fallback, res.Slices
+	it.Content, it.fence = res.Text, res.Fence
 	it.Status = StatusOK
 	if o.budgeted() {
 		it.src = d.src
@@ -373,7 +374,7 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 		it.Status = StatusBinary
 		it.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}
 	default:
-		it.Source = measured(d.src)
+		it.Source = measured(d.src, o.Estimator)
 	}
 	if res.Err != nil {
 		it.Status, it.Error = StatusError, fmt.Sprintf("%s view failed: %v", mode, res.Err)
@@ -387,7 +388,7 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 		}
 	}
 	if it.AutoAggregate {
-		it.Emitted = measured([]byte(it.Block()))
+		it.Emitted = measured([]byte(it.Block()), o.Estimator)
 	}
 	return it
 }
@@ -398,7 +399,7 @@ type Screenshot struct {
 	Path   string `json:"path"`
 	Entry  string `json:"entry"`
 	Name   string `json:"name"`
-	Status string `json:"status"`
+	Status Status `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// Source measures the image file: bytes and hash.
 	Source Measured `json:"source"`
@@ -457,7 +458,7 @@ func buildScreenshots(ctx context.Context, o Options) ([]Screenshot, error) {
 		} else {
 			s.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}
 		}
-		s.Emitted = measured([]byte(s.Block()))
+		s.Emitted = measured([]byte(s.Block()), o.Estimator)
 		out[i] = s
 	})
 	if err != nil {

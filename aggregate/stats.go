@@ -2,8 +2,11 @@ package aggregate
 
 import (
 	"context"
+	"io"
 	"sort"
+	"strconv"
 
+	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -29,19 +32,18 @@ type DirStats struct {
 	Entries []FileStats `json:"entries"`
 }
 
-// ComputeFileStats measures src: lines, bytes and tokens ([measure.Measure])
-// and the number of symbols the engine finds (0 when the language is not
-// supported). A binary file counts its bytes only.
-func ComputeFileStats(ctx context.Context, eng Engine, label string, src []byte) FileStats {
-	if eng == nil {
-		eng = TextEngine{}
-	}
+// ComputeFileStats measures src: lines, bytes and tokens ([measure.Measure]
+// with est; nil is measure.Default()) and the number of symbols the engine
+// finds (0 when the language is not supported; a nil engine is
+// [DefaultEngine]). A binary file counts its bytes only.
+func ComputeFileStats(ctx context.Context, eng Engine, est measure.Estimator, label string, src []byte) FileStats {
+	eng = engineOr(eng)
 	fs := FileStats{Path: label, Bytes: len(src)}
 	if IsBinary(src) {
 		fs.Binary = true
 		return fs
 	}
-	sz := measure.Measure(src, nil)
+	sz := measure.Measure(src, est)
 	fs.Lines, fs.Tokens = sz.Lines, sz.Tokens
 	if lang, ok := eng.Detect(label); ok {
 		if syms, err := eng.Symbols(ctx, lang, src); err == nil {
@@ -76,7 +78,7 @@ func Stats(ctx context.Context, opts Options) ([]DirStats, error) {
 			files[i] = FileStats{Path: t.label, Error: d.err}
 			return
 		}
-		files[i] = ComputeFileStats(ctx, o.Engine, t.label, d.src)
+		files[i] = ComputeFileStats(ctx, o.Engine, o.Estimator, t.label, d.src)
 	})
 	if err != nil {
 		return nil, err
@@ -102,4 +104,29 @@ func groupStats(files []FileStats) []DirStats {
 		out[i] = ds
 	}
 	return out
+}
+
+// WriteStatsTable writes dirs as `ctx stats` prints them: per directory its
+// totals, then each file (with its error or "binary" as a note).
+func WriteStatsTable(w io.Writer, dirs []DirStats) error {
+	itoa := strconv.Itoa
+	var rows [][]string
+	for _, d := range dirs {
+		name := d.Dir + "/"
+		if d.Dir == "." {
+			name = "./"
+		}
+		rows = append(rows, []string{name, itoa(d.Files), itoa(d.Lines), itoa(d.Symbols), itoa(d.Bytes), itoa(d.Tokens), ""})
+		for _, f := range d.Entries {
+			note := ""
+			switch {
+			case f.Error != "":
+				note = "error: " + f.Error
+			case f.Binary:
+				note = "binary"
+			}
+			rows = append(rows, []string{"  " + f.Path, "", itoa(f.Lines), itoa(f.Symbols), itoa(f.Bytes), itoa(f.Tokens), note})
+		}
+	}
+	return table.Write(w, []string{"path", "files", "lines", "symbols", "bytes", "tokens", "note"}, rows)
 }

@@ -9,6 +9,8 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
 // binarySniff is how many leading bytes are searched for a NUL byte.
@@ -21,25 +23,6 @@ func IsBinary(src []byte) bool {
 		return true
 	}
 	return !utf8.Valid(src)
-}
-
-// fence wraps text in a code fence longer than the longest run of
-// backticks inside it (at least three), with lang as the info string.
-func fence(lang, text string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(text); i++ {
-		if text[i] == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	f := strings.Repeat("`", max(3, longest+1))
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
-	}
-	return f + lang + "\n" + text + f
 }
 
 // FenceLanguage is the info string of a file's code fence: its extension in
@@ -61,11 +44,25 @@ func FenceLanguage(p string) string {
 type ViewResult struct {
 	Mode     ViewMode // the view rendered (after a fallback)
 	Language string
-	Body     string
+	// Text is the view's text without a fence: the file's text, the
+	// skeleton, the outline, the summary, the slices, or "ERROR: ..."
+	// when the view failed.
+	Text string
+	// Fence is the info string of the code fence the markdown puts Text
+	// in, or "" when Text is shown as it is (summary, none, binary).
+	Fence    string
 	Binary   bool
 	Fallback string
 	Slices   []SliceResult
-	Err      error // the view failed; Body holds the error block
+	Err      error // the view failed; Text holds the error
+}
+
+// Body returns the view as the markdown shows it: Text in its fence, if any.
+func (r ViewResult) Body() string {
+	if r.Fence == "" {
+		return r.Text
+	}
+	return mdtext.Fence(r.Fence, r.Text)
 }
 
 // View renders one file. It is a pure function of (label, src, item, mode)
@@ -75,9 +72,7 @@ type ViewResult struct {
 // force_full, the strategy and the focus rules). A failing view never
 // panics: it yields Err and an error body.
 func View(ctx context.Context, eng Engine, label string, src []byte, item FileItem, mode ViewMode) (res ViewResult) {
-	if eng == nil {
-		eng = TextEngine{}
-	}
+	eng = engineOr(eng)
 	if mode == "" {
 		mode = ViewFull
 	}
@@ -86,7 +81,7 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 	res.Language = languageOf(eng, label)
 	if IsBinary(src) {
 		res.Binary = true
-		res.Body = fmt.Sprintf("(binary file not inlined: %d bytes)", len(src))
+		res.Text = fmt.Sprintf("(binary file not inlined: %d bytes)", len(src))
 		return res
 	}
 	if len(item.CustomSlices) > 0 {
@@ -98,28 +93,28 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 	defer func() {
 		if p := recover(); p != nil {
 			res.Err = fmt.Errorf("panic: %v", p)
-			res.Body = errorBody(fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, p))
+			res.Text, res.Fence = fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, p), errorFence
 		}
 	}()
 	if err := ctx.Err(); err != nil {
 		res.Err = err
-		res.Body = errorBody(fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, err))
+		res.Text, res.Fence = fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, err), errorFence
 		return res
 	}
 	fenceLang := FenceLanguage(label)
 	fallback := func(why string) {
 		res.Fallback = why
 		res.Mode = ViewSummary
-		res.Body = eng.Summary(ctx, label, src)
+		res.Text, res.Fence = eng.Summary(ctx, label, src), ""
 	}
 	var err error
 	switch mode {
 	case ViewFull:
-		res.Body = fence(fenceLang, string(src))
+		res.Text, res.Fence = string(src), fenceLang
 	case ViewSummary:
-		res.Body = eng.Summary(ctx, label, src)
+		res.Text = eng.Summary(ctx, label, src)
 	case ViewNone:
-		res.Body = "(context excluded)"
+		res.Text = "(context excluded)"
 	case ViewSkeleton, ViewOutline, ViewMasked:
 		if !structured {
 			fallback(fmt.Sprintf("%s view not supported for %s files; summary shown", mode, fenceLang))
@@ -144,10 +139,9 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 			break
 		}
 		if err == nil {
+			res.Text, res.Fence = out, fenceLang
 			if mode == ViewOutline {
-				res.Body = fence("text", out)
-			} else {
-				res.Body = fence(fenceLang, out)
+				res.Fence = "text"
 			}
 		}
 	case ViewCustom:
@@ -159,13 +153,13 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 		for i, r := range res.Slices {
 			parts[i] = renderSlice(r)
 		}
-		res.Body = fence(fenceLang, strings.Join(parts, "\n\n"))
+		res.Text, res.Fence = strings.Join(parts, "\n\n"), fenceLang
 	default:
 		err = fmt.Errorf("unknown view mode %q", mode)
 	}
 	if err != nil {
 		res.Err = err
-		res.Body = errorBody(fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, err))
+		res.Text, res.Fence = fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, err), errorFence
 	}
 	return res
 }
@@ -233,7 +227,8 @@ func renderSlice(r SliceResult) string {
 	return b.String()
 }
 
-func errorBody(msg string) string { return fence("text", msg) }
+// errorFence is the info string of an error's fence.
+const errorFence = "text"
 
 // sortedKeys returns the keys of m in order.
 func sortedKeys[V any](m map[string]V) []string {
@@ -248,9 +243,6 @@ func sortedKeys[V any](m map[string]V) []string {
 // languageOf names the language of label: the engine's when it parses the
 // file, else the fence language from the extension.
 func languageOf(eng Engine, label string) string {
-	if eng == nil {
-		eng = TextEngine{}
-	}
 	if lang, structured := eng.Detect(label); structured {
 		return lang
 	}

@@ -7,31 +7,48 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/render"
 )
 
+// Severity ranks a finding.
+type Severity string
+
 // Severities, in increasing order.
 const (
-	Info    = "info"
-	Warning = "warning"
+	Info    Severity = "info"
+	Warning Severity = "warning"
 )
 
-// Finding codes.
+// ParseSeverity checks s: info or warning.
+func ParseSeverity(s string) (Severity, error) {
+	switch v := Severity(s); v {
+	case Info, Warning:
+		return v, nil
+	}
+	return "", fmt.Errorf("must be info or warning, not %q", s)
+}
+
+// Code names what a finding is about.
+type Code string
+
+// Finding codes of the instruction sources and the total, in the order the
+// audit checks them per source. A duplicate or an equivalence is reported
+// under the row's reason or equivalence: same_path or same_content.
 const (
-	CodeMissing                = "missing"
-	CodeUnreadable             = "unreadable"
-	CodeNativeOverlap          = "native_overlap"
-	CodeSamePath               = "same_path"
-	CodeSameContent            = "same_content"
-	CodeEquivalence            = "equivalence"
-	CodeAudienceExcluded       = "audience_excluded"
-	CodeNativeAudienceMismatch = "native_audience_mismatch"
-	CodeOversizedSource        = "oversized_source"
-	CodeTruncated              = "truncated"
-	CodeNativeEvidenceMissing  = "native_evidence_missing"
-	CodeOversizedTotal         = "oversized_total"
+	CodeMissing                Code = "missing"
+	CodeUnreadable             Code = "unreadable"
+	CodeNativeOverlap          Code = "native_overlap"
+	CodeSamePath               Code = "same_path"
+	CodeSameContent            Code = "same_content"
+	CodeAudienceExcluded       Code = "audience_excluded"
+	CodeNativeAudienceMismatch Code = "native_audience_mismatch"
+	CodeOversizedSource        Code = "oversized_source"
+	CodeTruncated              Code = "truncated"
+	CodeNativeEvidenceMissing  Code = "native_evidence_missing"
+	CodeOversizedTotal         Code = "oversized_total"
 )
 
 // Default thresholds.
@@ -53,10 +70,10 @@ func DefaultThresholds() Thresholds {
 
 // Finding is one problem. SourceID is "" for findings about the total.
 type Finding struct {
-	SourceID  string `json:"source_id"`
-	Code      string `json:"code"`
-	Severity  string `json:"severity"`
-	RelatedID string `json:"related_id"`
+	SourceID  string   `json:"source_id"`
+	Code      Code     `json:"code"`
+	Severity  Severity `json:"severity"`
+	RelatedID string   `json:"related_id"`
 }
 
 // Report is the audit of one manifest.
@@ -100,28 +117,35 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 	for i := range m.Sources {
 		byID[m.Sources[i].ID] = &m.Sources[i]
 	}
-	add := func(s *manifest.Source, code, sev, rel string) {
+	add := func(s *manifest.Source, code Code, sev Severity, rel string) {
 		rep.Findings = append(rep.Findings, Finding{SourceID: s.ID, Code: code, Severity: sev, RelatedID: rel})
 	}
 	for i := range m.Sources {
 		s := &m.Sources[i]
-		native := s.Delivery == "native"
-		if s.Status == manifest.StatusMissing || s.Status == manifest.StatusUnreadable {
-			add(s, s.Status, Warning, "")
+		native := s.Delivery == discover.DeliveryNative
+		switch s.Status {
+		case manifest.StatusMissing:
+			sev := Warning
+			if implicit(m, s) {
+				sev = Info
+			}
+			add(s, CodeMissing, sev, "")
+		case manifest.StatusUnreadable:
+			add(s, CodeUnreadable, Warning, "")
 		}
 		switch {
 		case s.DuplicateOf != "":
-			code := s.Reason
+			code := Code(s.Reason)
 			if s.Reason == manifest.ReasonNativeAutoload {
 				code = CodeNativeOverlap
 			}
 			add(s, code, Info, s.DuplicateOf)
 		case s.EquivalentTo != "":
 			sev := Info
-			if o := byID[s.EquivalentTo]; native && o != nil && o.Delivery == "native" {
+			if o := byID[s.EquivalentTo]; native && o != nil && o.Delivery == discover.DeliveryNative {
 				sev = Warning
 			}
-			add(s, CodeEquivalence, sev, s.EquivalentTo)
+			add(s, Code(s.Equivalence), sev, s.EquivalentTo)
 		}
 		if s.Reason == manifest.ReasonAudienceExcluded {
 			add(s, CodeAudienceExcluded, Info, "")
@@ -149,13 +173,34 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 	return rep, nil
 }
 
-// Fails reports whether any finding is at least as severe as level
-// ("info" or "warning").
-func (r *Report) Fails(level string) bool {
+// Fails reports whether any finding is at least as severe as level.
+func (r *Report) Fails(level Severity) bool { return r.Count(level) > 0 }
+
+// Count returns the number of findings at least as severe as level.
+func (r *Report) Count(level Severity) int {
+	n := 0
 	for _, f := range r.Findings {
 		if level == Info || f.Severity == Warning {
-			return true
+			n++
 		}
+	}
+	return n
+}
+
+// implicit reports whether s is a file that nobody named: a candidate ctx
+// discovers by itself (project_agents, project_claude, and the shared file
+// at its default location, not given by a flag, AGENTS_GLOBAL_MD or
+// shared_path). Its absence is normal, so `missing` is info for it; a file
+// named explicitly that is missing stays a warning.
+func implicit(m *manifest.Manifest, s *manifest.Source) bool {
+	if s.Origin != "" || s.ConfigPath != "" || s.Delivery != discover.DeliveryConsumer {
+		return false
+	}
+	switch s.ID {
+	case discover.IDProjectAgents, discover.IDProjectClaude:
+		return s.Kind == "project" && s.Scope == m.ProjectDir && s.RequestedPath == s.Path
+	case discover.IDShared:
+		return s.Kind == "shared" && s.Scope == "global" && s.RequestedPath == discover.DefaultSharedPath
 	}
 	return false
 }

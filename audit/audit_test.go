@@ -62,7 +62,7 @@ func run(t *testing.T, m *manifest.Manifest, th audit.Thresholds) *audit.Report 
 	return r
 }
 
-func f(src, code, sev, rel string) audit.Finding {
+func f(src string, code audit.Code, sev audit.Severity, rel string) audit.Finding {
 	return audit.Finding{SourceID: src, Code: code, Severity: sev, RelatedID: rel}
 }
 
@@ -74,14 +74,12 @@ func TestEveryCode(t *testing.T) {
 	nat := func(id, p, ev string, aud ...string) discover.Extra {
 		return discover.Extra{ID: id, Kind: "native", Path: str(p), Delivery: "native", NativeEvidence: ev, Audience: aud}
 	}
-	seven := int64(7)
-	zero := int64(0)
 	m := build(t,
 		map[string]string{"n.md": "native rules\n", "n2.md": "native rules\n", "bad.md": "\xff", "a.md": "shared text\n"},
-		manifest.Budgets{{Name: "cut", Budget: manifest.Budget{MaxChars: &seven}}, {Name: "gone", Budget: manifest.Budget{MaxLines: &zero}}},
+		manifest.Budgets{{Name: "cut", Budget: manifest.Budget{MaxChars: measure.Max(7)}}, {Name: "gone", Budget: manifest.Budget{MaxLines: measure.Max(0)}}},
 		nil,
 		nat("n1", "n.md", "loaded by the agent"),
-		nat("n2", "n2.md", ""),               // same bytes as n1: equivalence warning, evidence missing
+		nat("n2", "n2.md", ""),               // same bytes as n1: same_content (equivalence) warning, evidence missing
 		nat("n3", "other.md", "ev", "codex"), // audience mismatch: excluded, mismatch, missing
 		file("dup-native", "n.md"),           // native_overlap
 		file("missing", "gone.md"),           // missing
@@ -89,7 +87,7 @@ func TestEveryCode(t *testing.T) {
 		file("a", "a.md"),                    // included
 		file("a-path", "./a.md"),             // same_path
 		text("a-content", "shared text\n"),   // same_content
-		file("missing-again", "gone.md"),     // missing, then equivalence (info)
+		file("missing-again", "gone.md"),     // missing, then same_path (an equivalence, info)
 		discover.Extra{ID: "codex-only", Kind: "note", Text: str("x"), Audience: []string{"codex"}},
 		text("big", "0123456789012345678901234"), // 25 chars, 7 tokens: oversized with layer 5
 		text("cut", "truncate me please"),        // truncated
@@ -97,7 +95,7 @@ func TestEveryCode(t *testing.T) {
 	)
 	r := run(t, m, audit.Thresholds{LayerTokens: 5, TotalTokens: 10})
 	want := []audit.Finding{
-		f("n2", "equivalence", "warning", "n1"), // both native
+		f("n2", "same_content", "warning", "n1"), // both native
 		f("n2", "native_evidence_missing", "warning", ""),
 		f("n3", "missing", "warning", ""),
 		f("n3", "audience_excluded", "info", ""),
@@ -108,7 +106,7 @@ func TestEveryCode(t *testing.T) {
 		f("a-path", "same_path", "info", "a"),
 		f("a-content", "same_content", "info", "a"),
 		f("missing-again", "missing", "warning", ""),
-		f("missing-again", "equivalence", "info", "missing"),
+		f("missing-again", "same_path", "info", "missing"),
 		f("codex-only", "audience_excluded", "info", ""),
 		f("big", "oversized_source", "warning", ""),
 		f("cut", "truncated", "warning", ""),
@@ -141,7 +139,7 @@ func TestEquivalenceSeverity(t *testing.T) {
 	r := run(t, m, audit.DefaultThresholds())
 	want := []audit.Finding{
 		f("early", "native_overlap", "info", "late"),
-		f("late", "equivalence", "info", "early"), // only one side is native
+		f("late", "same_content", "info", "early"), // only one side is native
 	}
 	if !reflect.DeepEqual(r.Findings, want) {
 		t.Errorf("findings = %v, want %v", r.Findings, want)
@@ -186,7 +184,7 @@ func TestThresholds(t *testing.T) {
 		r := run(t, m, tt.th)
 		var got []string
 		for _, x := range r.Findings {
-			got = append(got, x.SourceID+":"+x.Code)
+			got = append(got, x.SourceID+":"+string(x.Code))
 			if x.Severity != audit.Warning {
 				t.Errorf("%s: %v is not a warning", tt.name, x)
 			}
@@ -224,8 +222,7 @@ func TestFails(t *testing.T) {
 // TestStoredManifest audits a manifest read back from JSON: the same report.
 func TestStoredManifest(t *testing.T) {
 	t.Parallel()
-	two := int64(2)
-	m := build(t, nil, manifest.Budgets{{Name: "a", Budget: manifest.Budget{MaxChars: &two}}}, nil, text("a", "abc"), file("g", "gone.md"))
+	m := build(t, nil, manifest.Budgets{{Name: "a", Budget: manifest.Budget{MaxChars: measure.Max(2)}}}, nil, text("a", "abc"), file("g", "gone.md"))
 	b, err := manifest.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

@@ -3,6 +3,7 @@ package audit
 import (
 	"fmt"
 
+	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/manifest"
 )
 
@@ -12,19 +13,19 @@ import (
 const (
 	// CodeFileError: the file is missing, unreadable, too large, matched
 	// nothing, or its view failed (warning).
-	CodeFileError = "file_error"
+	CodeFileError Code = "file_error"
 	// CodeFileOmitted: the token budget left the file out (warning).
-	CodeFileOmitted = "file_omitted"
+	CodeFileOmitted Code = "file_omitted"
 	// CodeFileDegraded: the token budget rendered a cheaper view than the
 	// one asked for (info).
-	CodeFileDegraded = "file_degraded"
+	CodeFileDegraded Code = "file_degraded"
 	// CodeFileFallback: the view is not supported for the file, so a
 	// summary was shown (info).
-	CodeFileFallback = "file_fallback"
+	CodeFileFallback Code = "file_fallback"
 	// CodeSliceOrphaned: a custom slice could not be found in the current
 	// file and is not shown; RelatedID names it by tag, or by its recorded
 	// lines "lines S-E" when untagged (warning).
-	CodeSliceOrphaned = "slice_orphaned"
+	CodeSliceOrphaned Code = "slice_orphaned"
 )
 
 // fileFindings audits the files rows of m, in order: per row, file_error,
@@ -35,15 +36,15 @@ func fileFindings(m *manifest.Manifest) []Finding {
 	for _, r := range m.Files {
 		id := "file:" + r.Path
 		if r.Kind != "" {
-			id = r.Kind + ":" + r.Path
+			id = string(r.Kind) + ":" + r.Path
 		}
-		add := func(code, sev, rel string) {
+		add := func(code Code, sev Severity, rel string) {
 			out = append(out, Finding{SourceID: id, Code: code, Severity: sev, RelatedID: rel})
 		}
-		if r.Status == "error" {
+		if r.Status == aggregate.StatusError {
 			add(CodeFileError, Warning, "")
 		}
-		if r.Status == "omitted" {
+		if r.Status == aggregate.StatusOmitted {
 			add(CodeFileOmitted, Warning, "")
 		} else if r.Degraded != "" {
 			add(CodeFileDegraded, Info, "")
@@ -52,7 +53,7 @@ func fileFindings(m *manifest.Manifest) []Finding {
 			add(CodeFileFallback, Info, "")
 		}
 		for _, s := range r.Slices {
-			if s.Resolution != "orphaned" {
+			if s.Resolution != aggregate.ResolutionOrphaned {
 				continue
 			}
 			rel := s.Tag

@@ -2,6 +2,7 @@ package audit_test
 
 import (
 	"fmt"
+	"github.com/ctxaudit/ctx/aggregate"
 	"math"
 	"reflect"
 	"testing"
@@ -14,7 +15,7 @@ import (
 func TestFileFindings(t *testing.T) {
 	m := build(t, map[string]string{"AGENTS.md": "rules\n"}, nil, nil)
 	h := measure.Hash(nil)
-	row := func(path, status string) manifest.FileRow {
+	row := func(path string, status aggregate.Status) manifest.FileRow {
 		return manifest.FileRow{Entry: path, Path: path, ViewMode: "full", Status: status, EmittedHash: h}
 	}
 	ok := row("ok.py", "ok")

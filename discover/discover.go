@@ -27,7 +27,6 @@ package discover
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"os"
@@ -37,11 +36,18 @@ import (
 	"unicode/utf8"
 )
 
-// Delivery values.
+// Delivery says how a source reaches the agent.
+type Delivery string
+
+// The deliveries.
 const (
-	DeliveryConsumer = "consumer"
-	DeliveryHook     = "hook"
-	DeliveryNative   = "native"
+	// DeliveryConsumer: ctx puts the source into the context (the default).
+	DeliveryConsumer Delivery = "consumer"
+	// DeliveryHook: a hook of the agent adds it; ctx treats it as consumer.
+	DeliveryHook Delivery = "hook"
+	// DeliveryNative: the agent loads the source by itself, so ctx never
+	// sends it again.
+	DeliveryNative Delivery = "native"
 )
 
 // The ids of discovered sources.
@@ -80,7 +86,7 @@ type Extra struct {
 	Path           *string
 	Text           *string
 	Audience       []string // nil means ["*"]
-	Delivery       string   // "" means consumer
+	Delivery       Delivery // "" means consumer
 	Origin         string
 	Scope          string
 	ConfigPath     string
@@ -90,10 +96,14 @@ type Extra struct {
 	Where string
 }
 
-// Options are the inputs of discovery.
+// Options are the inputs of discovery. Fields left empty get the defaults
+// of the ctx command: the working directory, the home directory and the
+// environment of the process.
 type Options struct {
-	Agent        string
-	ProjectDir   string // made absolute and symlink-resolved by [Sources]
+	Agent string
+	// ProjectDir is made absolute and symlink-resolved by [Sources]; ""
+	// is the working directory.
+	ProjectDir   string
 	WorkspaceDir string // "" for none; relative resolves against ProjectDir
 	SharedMode   SharedMode
 	SharedPath   string // with SharedPath
@@ -101,10 +111,34 @@ type Options struct {
 	Extras       []Extra
 	// NoDiscover turns off discovery: only natives and extras are listed.
 	NoDiscover bool
-	// Home is the home directory used to expand ~.
+	// Home is the home directory used to expand ~; "" is the process's
+	// (os.UserHomeDir), looked up only when a path needs it.
 	Home string
-	// Getenv reads the environment (for AGENTS_GLOBAL_MD); nil reads none.
+	// Getenv reads the environment (for AGENTS_GLOBAL_MD); nil is
+	// os.Getenv. Pass func(string) string { return "" } to read none.
 	Getenv func(string) string
+}
+
+// withDefaults fills the empty fields of o from the process.
+func (o Options) withDefaults() (Options, error) {
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.ProjectDir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return o, &Error{Field: "project_dir", Msg: "cannot find the working directory: " + err.Error()}
+		}
+		o.ProjectDir = wd
+	}
+	if o.Home == "" && needsHome(o) {
+		h, err := os.UserHomeDir()
+		if err != nil || h == "" {
+			return o, &Error{Field: "home", Msg: "a path starts with ~ but the home directory is unknown"}
+		}
+		o.Home = h
+	}
+	return o, nil
 }
 
 // Candidate is one source before it is read.
@@ -116,7 +150,7 @@ type Candidate struct {
 	Path           string // ~ expanded and joined to the project directory ("" for text)
 	Text           *string
 	Audience       []string
-	Delivery       string
+	Delivery       Delivery
 	Origin         string
 	Scope          string
 	ConfigPath     string
@@ -167,14 +201,15 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 	if Blank(opts.Agent) {
 		return nil, &Error{Field: "agent", Msg: "must not be empty"}
 	}
-	if Blank(opts.ProjectDir) {
+	if opts.ProjectDir != "" && Blank(opts.ProjectDir) {
 		return nil, &Error{Field: "project_dir", Msg: "must not be empty"}
 	}
 	if opts.SharedMode == SharedPath && Blank(opts.SharedPath) {
 		return nil, &Error{Field: "shared_path", Msg: "must not be empty"}
 	}
-	if opts.Home == "" && needsHome(opts) {
-		return nil, &Error{Field: "home", Msg: "a path starts with ~ but no home directory was given"}
+	opts, err := opts.withDefaults()
+	if err != nil {
+		return nil, err
 	}
 	project, err := ProjectDir(opts.ProjectDir, opts.Home)
 	if err != nil {
@@ -268,7 +303,7 @@ func shared(project string, opts Options) (Candidate, bool) {
 	}
 	return Candidate{
 		ID: IDShared, Kind: "shared", RequestedPath: req, Path: Join(project, opts.Home, req),
-		Audience: []string{"*"}, Delivery: DeliveryConsumer, Origin: "discovered", Scope: "global",
+		Audience: []string{"*"}, Delivery: DeliveryConsumer, Scope: "global",
 	}, true
 }
 
@@ -279,7 +314,7 @@ func fileCandidate(id, kind, dir, home, name, scope string) Candidate {
 	}
 	return Candidate{
 		ID: id, Kind: kind, RequestedPath: path, Path: path,
-		Audience: []string{"*"}, Delivery: DeliveryConsumer, Origin: "discovered", Scope: scope,
+		Audience: []string{"*"}, Delivery: DeliveryConsumer, Scope: scope,
 	}
 }
 
@@ -347,8 +382,6 @@ func ProjectDir(dir, home string) (string, error) {
 	}
 	if r, err := filepath.EvalSymlinks(abs); err == nil {
 		abs = r
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return abs, nil
 	}
 	return abs, nil
 }

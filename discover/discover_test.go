@@ -148,17 +148,17 @@ func TestDiscoveredFields(t *testing.T) {
 	ws := proj + "/../ws"
 	want := []Candidate{
 		{ID: "shared", Kind: "shared", Order: 1, RequestedPath: "~/.config/agents/GLOBAL.md", Path: home + "/.config/agents/GLOBAL.md",
-			Audience: []string{"*"}, Delivery: "consumer", Origin: "discovered", Scope: "global"},
+			Audience: []string{"*"}, Delivery: "consumer", Scope: "global"},
 		{ID: "project_agents", Kind: "project", Order: 2, RequestedPath: proj + "/AGENTS.md", Path: proj + "/AGENTS.md",
-			Audience: []string{"*"}, Delivery: "consumer", Origin: "discovered", Scope: proj},
+			Audience: []string{"*"}, Delivery: "consumer", Scope: proj},
 		{ID: "project_claude", Kind: "project", Order: 3, RequestedPath: proj + "/CLAUDE.md", Path: proj + "/CLAUDE.md",
-			Audience: []string{"*"}, Delivery: "consumer", Origin: "discovered", Scope: proj},
+			Audience: []string{"*"}, Delivery: "consumer", Scope: proj},
 		// the workspace is joined without cleaning; its scope is the
 		// directory as given, since it does not exist here
 		{ID: "workspace_user", Kind: "shared", Order: 4, RequestedPath: ws + "/USER.md", Path: ws + "/USER.md",
-			Audience: []string{"*"}, Delivery: "consumer", Origin: "discovered", Scope: ws},
+			Audience: []string{"*"}, Delivery: "consumer", Scope: ws},
 		{ID: "workspace_soul", Kind: "identity", Order: 5, RequestedPath: ws + "/SOUL.md", Path: ws + "/SOUL.md",
-			Audience: []string{"*"}, Delivery: "consumer", Origin: "discovered", Scope: ws},
+			Audience: []string{"*"}, Delivery: "consumer", Scope: ws},
 	}
 	if !reflect.DeepEqual(r.Sources, want) {
 		t.Errorf("sources =\n%+v\nwant\n%+v", r.Sources, want)
@@ -486,15 +486,34 @@ func TestDeterministic(t *testing.T) {
 	}
 }
 
+// Empty options get the process's defaults: the home directory (looked up
+// only when a path needs it), the environment, the working directory.
+func TestProcessDefaults(t *testing.T) {
+	home, proj := t.TempDir(), t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv(SharedEnv, "~/shared.md")
+	t.Chdir(proj)
+	res, err := Sources(context.Background(), Options{Agent: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantProj, _ := filepath.EvalSymlinks(proj)
+	if res.ProjectDir != wantProj || res.Sources[0].ID != IDShared || res.Sources[0].Path != home+"/shared.md" ||
+		res.Sources[0].RequestedPath != "~/shared.md" {
+		t.Errorf("defaults: project %s, first %+v", res.ProjectDir, res.Sources[0])
+	}
+}
+
 func TestTildeWithoutHome(t *testing.T) {
 	dir := t.TempDir()
+	t.Setenv("HOME", "") // os.UserHomeDir fails: no home to fall back on
 	for _, opts := range []Options{
 		{Agent: "a", ProjectDir: dir, SharedMode: SharedUnset},
 		{Agent: "a", ProjectDir: dir, SharedMode: SharedDisabled, NativePaths: []string{"~/x.md"}},
 		{Agent: "a", ProjectDir: dir, SharedMode: SharedPath, SharedPath: "~/g.md"},
 	} {
 		_, err := Sources(context.Background(), opts)
-		if err == nil || !strings.Contains(err.Error(), "no home directory") {
+		if err == nil || !strings.Contains(err.Error(), "home directory is unknown") {
 			t.Errorf("%+v: got %v, want a no-home error", opts, err)
 		}
 	}

@@ -141,7 +141,7 @@ func TestAttachmentSeedCases(t *testing.T) {
 		t.Parallel()
 		msgs := []Message{withFile(msg("1", RoleUser, "see"), file("notes.md", "k-doc")), toolMsg("2", `{"x":1}`), user("3")}
 		before := snapshot(t, msgs)
-		mustBuild(t, msgs, Options{AttachmentResolver: res, ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Limit(0)})
+		mustBuild(t, msgs, Options{AttachmentResolver: res, ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Rounds(0)})
 		if after := snapshot(t, msgs); after != before {
 			t.Errorf("input changed:\n%s\n%s", before, after)
 		}

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"fmt"
+	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
 )
@@ -30,8 +31,8 @@ func BenchmarkBuild(b *testing.B) {
 		opts Options
 	}{
 		{"none", Options{ToolCleanupMode: CleanupNone}},
-		{"stub+limit", Options{ToolCleanupMode: CleanupStubOldResults, MaxContextMessageCount: Limit(200)}},
-		{"fixes+tokens", Options{ToolCleanupMode: CleanupStubOldResults}.WithFixes(20000)},
+		{"stub+limit", Options{ToolCleanupMode: CleanupStubOldResults, MaxContextMessageCount: measure.Max(200)}},
+		{"fixes+tokens", withTokens(Options{ToolCleanupMode: CleanupStubOldResults}.WithFixes(), 20000)},
 	} {
 		b.Run(tc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -25,7 +25,8 @@ type Result struct {
 type Report struct {
 	// Estimator names the token estimator used for the counts.
 	Estimator string `json:"estimator"`
-	// ToolCleanupMode is the mode that was applied.
+	// ToolCleanupMode is the mode that was applied: none or
+	// stub-old-results (CleanupAuto applies one of them, see Pressure).
 	ToolCleanupMode ToolCleanupMode `json:"toolCleanupMode"`
 	// MessagesIn and MessagesOut count the input and output messages.
 	MessagesIn  int `json:"messagesIn"`
@@ -44,6 +45,9 @@ type Report struct {
 	BoundedErrors []BoundedError `json:"boundedErrors"`
 	// Attachments lists every file and link of the output messages.
 	Attachments []AttachmentReport `json:"attachments"`
+	// Pressure is the assessment that chose the mode under CleanupAuto;
+	// nil otherwise.
+	Pressure *PressureAssessment `json:"pressure,omitempty"`
 }
 
 // Build prepares messages for a model, as the original's buildContext does:
@@ -64,6 +68,9 @@ func Build(ctx context.Context, messages []Message, opts Options) (Result, error
 		return Result{}, err
 	}
 	est := opts.estimator()
+	if opts.ToolCleanupMode == "" {
+		opts.ToolCleanupMode = CleanupNone
+	}
 	rep := Report{
 		Estimator:       est.Name(),
 		ToolCleanupMode: opts.ToolCleanupMode,
@@ -90,13 +97,24 @@ func Build(ctx context.Context, messages []Message, opts Options) (Result, error
 	for i, j := range sel.idx {
 		out[i] = messages[j].Clone()
 	}
+	if opts.ToolCleanupMode == CleanupAuto {
+		po := opts.Pressure
+		po.Estimator = est
+		a, err := Pressure(ctx, out, po)
+		if err != nil {
+			return Result{}, err
+		}
+		rep.Pressure = &a
+		opts.ToolCleanupMode = a.Level.ToolCleanupMode()
+		rep.ToolCleanupMode = opts.ToolCleanupMode
+	}
 	if err := applyToolCleanup(ctx, out, opts, &rep); err != nil {
 		return Result{}, err
 	}
 	if err := injectAttachments(ctx, out, opts, &rep); err != nil {
 		return Result{}, err
 	}
-	if opts.MaxContextTokens > 0 {
+	if opts.MaxContextTokens.IsSet() {
 		out, err = applyTokenBudget(ctx, messages, out, sel, opts, &rep)
 		if err != nil {
 			return Result{}, err
@@ -125,7 +143,7 @@ func applyTokenBudget(ctx context.Context, in, out []Message, sel selection, o O
 		per[i] = MessageTokens(est, out[i])
 		total += per[i]
 	}
-	budget := o.MaxContextTokens
+	budget := o.MaxContextTokens.Int(0)
 	if total <= budget {
 		return out, nil
 	}

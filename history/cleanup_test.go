@@ -32,7 +32,7 @@ func isCleared(p ContentPart) bool { return strings.HasPrefix(string(p.Result), 
 
 func TestToolCleanupSeedCases(t *testing.T) {
 	t.Parallel()
-	stub := Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Limit(1)}
+	stub := Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Rounds(1)}
 	t.Run("keep 1 stubs 2 and 4", func(t *testing.T) {
 		t.Parallel()
 		r := mustBuild(t, conversation6(), stub)
@@ -68,7 +68,7 @@ func TestToolCleanupSeedCases(t *testing.T) {
 	})
 	t.Run("mode none keeps all", func(t *testing.T) {
 		t.Parallel()
-		r := mustBuild(t, conversation6(), Options{ToolCleanupMode: CleanupNone, KeepToolCallRounds: Limit(0)})
+		r := mustBuild(t, conversation6(), Options{ToolCleanupMode: CleanupNone, KeepToolCallRounds: Rounds(0)})
 		for _, id := range []string{"2", "4", "6"} {
 			if isCleared(toolResult(t, r.Messages, id)) {
 				t.Errorf("message %s stubbed in mode none", id)
@@ -85,14 +85,14 @@ func TestToolCleanupSeedCases(t *testing.T) {
 	})
 	t.Run("fewer rounds than keep", func(t *testing.T) {
 		t.Parallel()
-		r := mustBuild(t, conversation6(), Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Limit(5)})
+		r := mustBuild(t, conversation6(), Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Rounds(5)})
 		if len(r.Report.Stubbed) != 0 {
 			t.Errorf("stubbed %v", r.Report.Stubbed)
 		}
 	})
 	t.Run("keep 0 stubs everything", func(t *testing.T) {
 		t.Parallel()
-		r := mustBuild(t, conversation6(), Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Limit(0)})
+		r := mustBuild(t, conversation6(), Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Rounds(0)})
 		if len(r.Report.Stubbed) != 3 {
 			t.Errorf("stubbed %d, want 3", len(r.Report.Stubbed))
 		}

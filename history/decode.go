@@ -8,6 +8,8 @@ import (
 	"io"
 	"reflect"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
 // MaxRequestBytes is the largest request DecodeRequest reads.
@@ -112,14 +114,48 @@ type (
 // messages, parts, files and links are kept (see [Message].Extra). Errors are
 // *DecodeError values carrying the byte offset and line:col.
 func DecodeRequest(r io.Reader) (Request, error) {
+	_, req, err := ReadRequest(r)
+	return req, err
+}
+
+// ReadRequest reads at most MaxRequestBytes from r and decodes them as
+// [DecodeRequest] does, returning the bytes read too (their hash is
+// recorded in manifests).
+func ReadRequest(r io.Reader) ([]byte, Request, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
 	if err != nil {
-		return Request{}, fmt.Errorf("failed to read request: %w", err)
+		return nil, Request{}, fmt.Errorf("cannot read: %w", fileio.Cause(err))
 	}
 	if len(data) > MaxRequestBytes {
-		return Request{}, fmt.Errorf("request larger than %d bytes", MaxRequestBytes)
+		return nil, Request{}, fmt.Errorf("larger than %d bytes", MaxRequestBytes)
 	}
-	return decodeRequest(data)
+	req, err := decodeRequest(data)
+	if err != nil {
+		return nil, Request{}, err
+	}
+	return data, req, nil
+}
+
+// ReadRequestFile reads the history file at path through the bounded
+// reader (regular files only, at most MaxRequestBytes) and decodes it as
+// [DecodeRequest] does. Errors do not name the file; callers add its name.
+func ReadRequestFile(path string) ([]byte, Request, error) {
+	data, _, err := fileio.Read(path, MaxRequestBytes)
+	switch {
+	case errors.Is(err, fileio.ErrIsDir):
+		return nil, Request{}, errors.New("is a directory")
+	case errors.Is(err, fileio.ErrNotRegular):
+		return nil, Request{}, errors.New("not a regular file")
+	case errors.Is(err, fileio.ErrTooLarge):
+		return nil, Request{}, fmt.Errorf("larger than %d bytes", MaxRequestBytes)
+	case err != nil:
+		return nil, Request{}, fmt.Errorf("cannot read: %w", fileio.Cause(err))
+	}
+	req, err := decodeRequest(data)
+	if err != nil {
+		return nil, Request{}, err
+	}
+	return data, req, nil
 }
 
 func decodeRequest(data []byte) (Request, error) {

@@ -13,21 +13,23 @@
 // Decode or build a []Message, choose the options, call [Build]:
 //
 //	res, err := history.Build(ctx, msgs, history.Options{
-//		AttachmentResolver:     resolver,            // reads attachment content
-//		ToolCleanupMode:        history.CleanupNone, // required
-//		MaxContextMessageCount: history.Limit(50),
+//		AttachmentResolver:     resolver, // reads attachment content
+//		ToolCleanupMode:        history.CleanupStubOldResults,
+//		MaxContextMessageCount: measure.Max(50),
 //	})
 //
 // res.Messages are deep copies, ready to send; the input is never changed.
 // res.Report lists every dropped message with its reason, every stubbed tool
 // result, every attachment with its status, and token estimates before and
-// after. [Markdown] renders the result as the Discussion History section of
-// ctx's aggregated output. [DecodeRequest] reads the command's input
-// document strictly.
+// after. [Section] renders the result as the Discussion History section of
+// ctx's rendered context ([Markdown] is its body). [DecodeRequest] and
+// [ReadRequestFile] read the command's input document strictly.
 //
-// To decide whether old tool results should be stubbed, measure the
-// selection the send path will use with [SelectContextMessages] and
-// [Pressure], then pass [PressureLevel.ToolCleanupMode] to Build.
+// Every limit is a measure.Limit whose zero value is no limit, and the zero
+// Options reproduce the original with no tool cleanup. [CleanupAuto] decides
+// whether old tool results should be stubbed: Build measures the selection
+// with [Pressure] and applies [PressureLevel.ToolCleanupMode], recording the
+// assessment in the report.
 //
 // # Pipeline
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
 )
@@ -17,7 +18,7 @@ func TestFixPinSummary(t *testing.T) {
 	msgs := []Message{system("s"), user("1"), assistant("2"), summary("S"), user("3"), assistant("4"), user("5"), assistant("6"), user("7")}
 	o := Options{
 		CompactionPoints:       []CompactionPoint{{SummaryMessageID: "S", BoundaryMessageID: "2", CreatedAt: 1}},
-		MaxContextMessageCount: Limit(2),
+		MaxContextMessageCount: measure.Max(2),
 	}
 	if got := joinIDs(mustSelect(t, msgs, o)); got != "s,5,6,7" {
 		t.Errorf("off: %s, want s,5,6,7 (summary dropped)", got)
@@ -32,7 +33,7 @@ func TestFixPinSummary(t *testing.T) {
 func TestFixCutAtRoundBoundary(t *testing.T) {
 	t.Parallel()
 	msgs := []Message{user("1"), assistant("2"), toolMsg("3", `{}`), assistant("4"), user("5"), assistant("6"), user("7")}
-	o := Options{MaxContextMessageCount: Limit(4)}
+	o := Options{MaxContextMessageCount: measure.Max(4)}
 	// eff 5, overflow 2, chunk 2: the cut lands on message 3, mid-round.
 	if got := joinIDs(mustSelect(t, msgs, o)); got != "3,4,5,6,7" {
 		t.Errorf("off: %s, want 3,4,5,6,7", got)
@@ -56,7 +57,7 @@ func TestFixMaxContextTokens(t *testing.T) {
 	if off.Report.TokensAfter <= 500 {
 		t.Fatalf("fixture too small: %d tokens", off.Report.TokensAfter)
 	}
-	on := mustBuild(t, msgs, Options{MaxContextTokens: 500})
+	on := mustBuild(t, msgs, Options{MaxContextTokens: measure.Max(500)})
 	if on.Report.TokensAfter > 500 {
 		t.Errorf("on: %d tokens > 500", on.Report.TokensAfter)
 	}
@@ -73,12 +74,12 @@ func TestFixMaxContextTokens(t *testing.T) {
 		t.Errorf("%d budget drops reported for %d dropped", n, len(msgs)-len(on.Messages))
 	}
 	// With round boundaries the kept history starts at a user message.
-	rb := mustBuild(t, msgs, Options{MaxContextTokens: 500, CutAtRoundBoundary: true})
+	rb := mustBuild(t, msgs, Options{MaxContextTokens: measure.Max(500), CutAtRoundBoundary: true})
 	if rb.Messages[1].Role != RoleUser {
 		t.Errorf("round boundary: first kept %s is %s", rb.Messages[1].ID, rb.Messages[1].Role)
 	}
 	// A budget below what can never be dropped is an error.
-	_, err := Build(context.Background(), msgs, Options{ToolCleanupMode: CleanupNone, MaxContextTokens: 10})
+	_, err := Build(context.Background(), msgs, Options{ToolCleanupMode: CleanupNone, MaxContextTokens: measure.Max(10)})
 	if !errors.Is(err, ErrTokenBudget) {
 		t.Errorf("tiny budget: %v, want ErrTokenBudget", err)
 	}
@@ -88,19 +89,19 @@ func TestFixMaxContextTokens(t *testing.T) {
 func TestFixNegativeLimits(t *testing.T) {
 	t.Parallel()
 	msgs := []Message{system("s"), user("1"), assistant("2"), user("3")}
-	legacy := Options{MaxContextMessageCount: Limit(-1), LegacyNegativeLimits: true}
+	legacy := Options{MaxContextMessageCount: measure.Max(-1), LegacyNegativeLimits: true}
 	if got := joinIDs(mustSelect(t, msgs, legacy)); got != "s" {
 		t.Errorf("legacy: %s, want s", got)
 	}
-	legacy.MaxContextMessageCount = Limit(-7)
+	legacy.MaxContextMessageCount = measure.Max(int64(-7))
 	if got := joinIDs(mustSelect(t, msgs, legacy)); got != "s" {
 		t.Errorf("legacy -7: %s, want s", got)
 	}
-	r := mustBuild(t, conversation6(), Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Limit(-1), LegacyNegativeLimits: true})
+	r := mustBuild(t, conversation6(), Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Rounds(-1), LegacyNegativeLimits: true})
 	if len(r.Report.Stubbed) != 0 {
 		t.Errorf("legacy negative keep stubbed %d results", len(r.Report.Stubbed))
 	}
-	_, err := SelectContextMessages(context.Background(), msgs, Options{MaxContextMessageCount: Limit(-1)})
+	_, err := SelectContextMessages(context.Background(), msgs, Options{MaxContextMessageCount: measure.Max(-1)})
 	if !errors.Is(err, ErrNegativeLimit) || !strings.Contains(err.Error(), "MaxContextMessageCount -1") {
 		t.Errorf("default: %v, want a clear ErrNegativeLimit", err)
 	}
@@ -110,7 +111,7 @@ func TestFixNegativeLimits(t *testing.T) {
 func TestFixNoLargerStubs(t *testing.T) {
 	t.Parallel()
 	msgs := []Message{user("1"), toolMsg("2", `"ok"`), user("3"), toolMsg("4", `{"rows":`+strings.Repeat(`"data",`, 100)+`"end"}`), user("5")}
-	o := Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Limit(0)}
+	o := Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Rounds(0)}
 	off := mustBuild(t, msgs, o)
 	if p := toolResult(t, off.Messages, "2"); !isCleared(p) {
 		t.Errorf("off: tiny result not stubbed: %s", p.Result)
@@ -134,7 +135,7 @@ func TestFixMaxErrorResultChars(t *testing.T) {
 	m := toolMsg("2", `{"stack":"`+strings.Repeat("at frame\\n", 1000)+`"}`)
 	m.ContentParts[1].State = StateError
 	msgs := []Message{user("1"), m, user("3")}
-	off := mustBuild(t, msgs, Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Limit(0)})
+	off := mustBuild(t, msgs, Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Rounds(0)})
 	if got := toolResult(t, off.Messages, "2").Result; len(got) < 10000 {
 		t.Errorf("off: error result changed (%d bytes)", len(got))
 	}
@@ -159,7 +160,7 @@ func TestFixMaxErrorResultChars(t *testing.T) {
 func TestFixKeepCurrentTurn(t *testing.T) {
 	t.Parallel()
 	msgs := []Message{user("1"), toolMsg("2", `{"a":"`+strings.Repeat("x", 300)+`"}`), user("3"), toolMsg("4", `{"b":"`+strings.Repeat("y", 300)+`"}`)}
-	o := Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Limit(0)}
+	o := Options{ToolCleanupMode: CleanupStubOldResults, KeepToolCallRounds: Rounds(0)}
 	off := mustBuild(t, msgs, o)
 	if !isCleared(toolResult(t, off.Messages, "4")) {
 		t.Error("off: current turn's result not stubbed")
@@ -294,10 +295,10 @@ func TestFixPressureCountsRealText(t *testing.T) {
 // Option bundle: WithFixes turns every fix on.
 func TestWithFixes(t *testing.T) {
 	t.Parallel()
-	o := Options{ToolCleanupMode: CleanupNone}.WithFixes(1000)
+	o := Options{ToolCleanupMode: CleanupNone, MaxContextTokens: measure.Max(1000)}.WithFixes()
 	if !o.PinSummary || !o.CutAtRoundBoundary || !o.NoLargerStubs || o.MaxErrorResultChars == 0 || !o.KeepCurrentTurn ||
 		!o.AttachmentAsOwnPart || !o.EscapeEnvelope || !o.FileSizeInBytes || o.MaxInlineBytes == 0 ||
-		!o.MarkMissingAttachments || o.MaxContextTokens != 1000 {
+		!o.MarkMissingAttachments || o.MaxContextTokens != measure.Max(1000) {
 		t.Errorf("WithFixes: %+v", o)
 	}
 	if err := o.validate(); err != nil {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
 )
@@ -66,13 +67,13 @@ func TestGoldenBuilds(t *testing.T) {
 	t.Parallel()
 	msgs, res, points := realConversation()
 	base := Options{AttachmentResolver: res, CompactionPoints: points, ToolCleanupMode: CleanupStubOldResults,
-		KeepToolCallRounds: Limit(1), ModelSupportToolUseForFile: true, MaxContextMessageCount: Limit(12)}
+		KeepToolCallRounds: Rounds(1), ModelSupportToolUseForFile: true, MaxContextMessageCount: measure.Max(12)}
 	for _, c := range []struct {
 		name string
 		opts Options
 	}{
 		{"build_default", base},
-		{"build_fixes", base.WithFixes(900)},
+		{"build_fixes", withTokens(base.WithFixes(), 900)},
 	} {
 		r, err := Build(context.Background(), msgs, c.opts)
 		if err != nil {

@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"encoding/json"
+	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
 )
@@ -133,4 +134,10 @@ func byID(ms []Message, id string) (Message, bool) {
 		}
 	}
 	return Message{}, false
+}
+
+// withTokens returns o with the token budget n.
+func withTokens(o Options, n int64) Options {
+	o.MaxContextTokens = measure.Max(n)
+	return o
 }

@@ -3,7 +3,21 @@ package history
 import (
 	"strings"
 	"unicode"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 )
+
+// Section returns the Discussion History section of r, as `ctx messages
+// --format markdown` prints it and as the rendered context ends with it:
+// the heading "## Discussion History", a blank line, [Markdown] of r and a
+// final newline; the heading and a newline alone when no message remains.
+func Section(r Result) string {
+	body := Markdown(r)
+	if body == "" {
+		return mdtext.HistoryHeading + "\n"
+	}
+	return mdtext.HistoryHeading + "\n\n" + body + "\n"
+}
 
 // Markdown renders the messages of r in the aggregate output's Discussion History
 // format: one entry per message, "### Discussion Excerpt {i}\n\n{role}: {content}"

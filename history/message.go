@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 )
 
 // Role is the author of a [Message].
@@ -270,13 +272,10 @@ func extraKeys(data []byte, known func(string) bool) (map[string]json.RawMessage
 // marshalWithExtra encodes v (an alias struct) without HTML escaping and
 // appends the extra keys, sorted, before the closing brace.
 func marshalWithExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
+	out, err := jsonenc.Compact(v)
+	if err != nil {
 		return nil, err
 	}
-	out := bytes.TrimRight(buf.Bytes(), "\n")
 	if len(extra) == 0 {
 		return out, nil
 	}
@@ -290,7 +289,7 @@ func marshalWithExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
 		if len(out) > 1 {
 			out = append(out, ',')
 		}
-		kb, err := marshalNoEscape(k)
+		kb, err := jsonenc.Compact(k)
 		if err != nil {
 			return nil, err
 		}
@@ -303,17 +302,6 @@ func marshalWithExtra(v any, extra map[string]json.RawMessage) ([]byte, error) {
 		out = append(out, c.Bytes()...)
 	}
 	return append(out, '}'), nil
-}
-
-// marshalNoEscape encodes v as JSON without HTML escaping or a newline.
-func marshalNoEscape(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), nil
 }
 
 // isNull reports whether data is the JSON literal null.
@@ -376,7 +364,7 @@ func (p ContentPart) MarshalJSON() ([]byte, error) {
 	b.WriteByte('{')
 	n := 0
 	field := func(k string, v any) error {
-		vb, err := marshalNoEscape(v)
+		vb, err := jsonenc.Compact(v)
 		if err != nil {
 			return err
 		}
@@ -384,7 +372,7 @@ func (p ContentPart) MarshalJSON() ([]byte, error) {
 			b.WriteByte(',')
 		}
 		n++
-		kb, _ := marshalNoEscape(k)
+		kb, _ := jsonenc.Compact(k)
 		b.Write(kb)
 		b.WriteByte(':')
 		b.Write(vb)

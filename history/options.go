@@ -10,14 +10,18 @@ import (
 // ToolCleanupMode says what happens to old tool results.
 type ToolCleanupMode string
 
-// The tool cleanup modes. There is no default: [Options.ToolCleanupMode] must
-// be set, so every caller makes an explicit choice.
+// The tool cleanup modes. The empty mode is CleanupNone.
 const (
 	// CleanupNone keeps every tool call and result intact.
 	CleanupNone ToolCleanupMode = "none"
 	// CleanupStubOldResults keeps the calls but replaces the results older
 	// than the last KeepToolCallRounds rounds with a small stub.
 	CleanupStubOldResults ToolCleanupMode = "stub-old-results"
+	// CleanupAuto measures the selected messages ([Pressure], with
+	// Options.Pressure) and stubs old results when the original would:
+	// at or above 80% of the compaction threshold. The report records the
+	// assessment and the mode applied.
+	CleanupAuto ToolCleanupMode = "auto"
 )
 
 // DefaultKeepToolCallRounds is the number of recent rounds whose tool results
@@ -35,8 +39,6 @@ const unlimitedCount = 1<<53 - 1
 // Errors for invalid options. Build and SelectContextMessages wrap them with
 // the offending value.
 var (
-	// ErrNoToolCleanupMode means Options.ToolCleanupMode was left empty.
-	ErrNoToolCleanupMode = errors.New("tool cleanup mode is required (none or stub-old-results)")
 	// ErrNegativeLimit means a count or budget option was negative.
 	ErrNegativeLimit = errors.New("limit must not be negative")
 	// ErrTokenBudget means MaxContextTokens is smaller than what can never
@@ -44,8 +46,8 @@ var (
 	ErrTokenBudget = errors.New("token budget too small")
 )
 
-// Options configure [Build]. The zero value is not usable: ToolCleanupMode is
-// required. Every other field's zero value reproduces the original.
+// Options configure [Build]. The zero value reproduces the original with
+// no tool cleanup.
 type Options struct {
 	// AttachmentResolver reads attachment content by storage key. Nil means
 	// no attachment can be read (all are missing); it is never called in
@@ -54,15 +56,21 @@ type Options struct {
 
 	// MaxContextMessageCount limits the history to the most recent N
 	// messages plus the current input, in the original's sticky chunks.
-	// Nil means no limit (as do values of 2^53-1 or more). See [Limit].
-	MaxContextMessageCount *int
+	// The zero Limit is no limit (as are values of 2^53-1 or more).
+	MaxContextMessageCount measure.Limit
 
 	// CompactionPoints are the history's compaction points; the latest one
 	// whose summary and boundary are both present applies.
 	CompactionPoints []CompactionPoint
 
-	// ToolCleanupMode is required: CleanupNone or CleanupStubOldResults.
+	// ToolCleanupMode is CleanupNone (also for ""), CleanupStubOldResults
+	// or CleanupAuto.
 	ToolCleanupMode ToolCleanupMode
+
+	// Pressure configures CleanupAuto; its zero value is the original's
+	// defaults (a 128,000-token window, threshold 0.6). The estimator is
+	// Options.Estimator.
+	Pressure PressureOptions
 
 	// KeepToolCallRounds is the number of recent rounds kept intact by
 	// CleanupStubOldResults. Nil means DefaultKeepToolCallRounds (2); 0
@@ -94,10 +102,10 @@ type Options struct {
 	// default (the original's behaviour) except where noted; see the package
 	// documentation, "Fixes".
 
-	// MaxContextTokens, when positive, drops the oldest messages (never the
-	// pinned ones nor the last) until the estimate of the built output is
-	// at most this many tokens. 0 means no budget.
-	MaxContextTokens int
+	// MaxContextTokens drops the oldest messages (never the pinned ones
+	// nor the last) until the estimate of the built output is at most this
+	// many tokens. The zero Limit is no budget.
+	MaxContextTokens measure.Limit
 
 	// PinSummary keeps the compaction summary when the message limit or the
 	// token budget drops history, like the leading system message.
@@ -151,17 +159,15 @@ type Options struct {
 	MarkMissingAttachments bool
 }
 
-// Limit returns a pointer to n, for MaxContextMessageCount and
-// KeepToolCallRounds.
-func Limit(n int) *int { return &n }
+// Rounds returns a pointer to n, for KeepToolCallRounds.
+func Rounds(n int) *int { return &n }
 
 // WithFixes returns o with every fix of the original's weak points turned
-// on, with the given token budget (0 for none): PinSummary,
-// CutAtRoundBoundary, NoLargerStubs, MaxErrorResultChars 2000,
-// KeepCurrentTurn, AttachmentAsOwnPart, EscapeEnvelope, FileSizeInBytes,
-// MaxInlineBytes 256 KiB and MarkMissingAttachments.
-func (o Options) WithFixes(maxContextTokens int) Options {
-	o.MaxContextTokens = maxContextTokens
+// on: PinSummary, CutAtRoundBoundary, NoLargerStubs, MaxErrorResultChars
+// 2000, KeepCurrentTurn, AttachmentAsOwnPart, EscapeEnvelope,
+// FileSizeInBytes, MaxInlineBytes 256 KiB and MarkMissingAttachments. The
+// token budget, MaxContextTokens, is left as it is.
+func (o Options) WithFixes() Options {
 	o.PinSummary = true
 	o.CutAtRoundBoundary = true
 	o.LegacyNegativeLimits = false
@@ -194,8 +200,8 @@ func (o Options) keepRounds() int {
 
 // validateSelection checks the options steps 1-3 use.
 func (o Options) validateSelection() error {
-	if o.MaxContextMessageCount != nil && *o.MaxContextMessageCount < 0 && !o.LegacyNegativeLimits {
-		return fmt.Errorf("invalid MaxContextMessageCount %d: %w", *o.MaxContextMessageCount, ErrNegativeLimit)
+	if o.MaxContextMessageCount.Negative() && !o.LegacyNegativeLimits {
+		return fmt.Errorf("invalid MaxContextMessageCount %s: %w", o.MaxContextMessageCount, ErrNegativeLimit)
 	}
 	return nil
 }
@@ -206,11 +212,12 @@ func (o Options) validate() error {
 		return err
 	}
 	switch o.ToolCleanupMode {
-	case CleanupNone, CleanupStubOldResults:
-	case "":
-		return ErrNoToolCleanupMode
+	case "", CleanupNone, CleanupStubOldResults, CleanupAuto:
 	default:
-		return fmt.Errorf("unknown tool cleanup mode %q (want none or stub-old-results)", string(o.ToolCleanupMode))
+		return fmt.Errorf("unknown tool cleanup mode %q (want none, stub-old-results or auto)", string(o.ToolCleanupMode))
+	}
+	if o.MaxContextTokens.Negative() {
+		return fmt.Errorf("invalid MaxContextTokens %s: %w", o.MaxContextTokens, ErrNegativeLimit)
 	}
 	if k := o.keepRounds(); k < 0 && !o.LegacyNegativeLimits {
 		return fmt.Errorf("invalid KeepToolCallRounds %d: %w", k, ErrNegativeLimit)
@@ -219,7 +226,6 @@ func (o Options) validate() error {
 		name string
 		v    int
 	}{
-		{"MaxContextTokens", o.MaxContextTokens},
 		{"MaxErrorResultChars", o.MaxErrorResultChars},
 		{"MaxInlineBytes", o.MaxInlineBytes},
 		{"ReadConcurrency", o.ReadConcurrency},

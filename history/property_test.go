@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/ctxaudit/ctx/measure"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -88,10 +89,10 @@ func genConversation(r *rand.Rand) ([]Message, MapResolver, Options) {
 	o.AttachmentResolver = res
 	o.ToolCleanupMode = []ToolCleanupMode{CleanupNone, CleanupStubOldResults}[r.IntN(2)]
 	if r.IntN(2) == 0 {
-		o.MaxContextMessageCount = Limit(r.IntN(30))
+		o.MaxContextMessageCount = measure.Max(int64(r.IntN(30)))
 	}
 	if r.IntN(2) == 0 {
-		o.KeepToolCallRounds = Limit(r.IntN(4))
+		o.KeepToolCallRounds = Rounds(r.IntN(4))
 	}
 	for range r.IntN(3) {
 		if len(msgs) == 0 {
@@ -109,10 +110,10 @@ func genConversation(r *rand.Rand) ([]Message, MapResolver, Options) {
 	o.ModelSupportToolUseForFile = r.IntN(2) == 0
 	o.SandboxMode = r.IntN(6) == 0
 	if r.IntN(2) == 0 {
-		o = o.WithFixes(0)
+		o = o.WithFixes()
 	}
 	if r.IntN(2) == 0 {
-		o.MaxContextTokens = 50 + r.IntN(3000)
+		o.MaxContextTokens = measure.Max(int64(50 + r.IntN(3000)))
 	}
 	return msgs, res, o
 }
@@ -150,7 +151,7 @@ func TestProperties(t *testing.T) {
 			t.Fatalf("seed %d: input mutated", seed)
 		}
 		if err != nil {
-			if o.MaxContextTokens > 0 && errors.Is(err, ErrTokenBudget) {
+			if o.MaxContextTokens.IsSet() && errors.Is(err, ErrTokenBudget) {
 				continue
 			}
 			t.Fatalf("seed %d: %v", seed, err)
@@ -188,12 +189,12 @@ func TestProperties(t *testing.T) {
 		if total != res.Report.TokensAfter {
 			t.Fatalf("seed %d: report says %d tokens, recount %d", seed, res.Report.TokensAfter, total)
 		}
-		if o.MaxContextTokens > 0 && total > o.MaxContextTokens {
-			t.Fatalf("seed %d: %d tokens over budget %d", seed, total, o.MaxContextTokens)
+		if o.MaxContextTokens.Exceeded(int64(total)) {
+			t.Fatalf("seed %d: %d tokens over budget %s", seed, total, o.MaxContextTokens)
 		}
 		// The count limit holds (pinned head aside).
-		if o.MaxContextMessageCount != nil && len(res.Messages) > *o.MaxContextMessageCount+3 {
-			t.Fatalf("seed %d: %d messages for limit %d", seed, len(res.Messages), *o.MaxContextMessageCount)
+		if n, ok := o.MaxContextMessageCount.Value(); ok && int64(len(res.Messages)) > n+3 {
+			t.Fatalf("seed %d: %d messages for limit %d", seed, len(res.Messages), n)
 		}
 		// Building is deterministic.
 		again, err := Build(context.Background(), msgs, o)
@@ -209,7 +210,7 @@ func TestSelectMatchesBuild(t *testing.T) {
 	for seed := range uint64(200) {
 		r := rand.New(rand.NewPCG(seed, 7))
 		msgs, _, o := genConversation(r)
-		o.MaxContextTokens = 0
+		o.MaxContextTokens = measure.Limit{}
 		o.ToolCleanupMode = CleanupNone
 		o.SandboxMode = false
 		o.AttachmentResolver = nil

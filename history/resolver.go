@@ -4,11 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
 // ErrNotFound is returned (wrapped) by an [AttachmentResolver] that has no
@@ -94,23 +95,16 @@ func (d *DirResolver) Read(ctx context.Context, key string) (string, error) {
 	case <-ctx.Done():
 		return "", ctx.Err()
 	}
-	f, err := d.root.Open(filepath.FromSlash(key))
-	if errors.Is(err, fs.ErrNotExist) {
+	b, _, err := fileio.ReadIn(d.root, filepath.FromSlash(key), d.maxBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
 		return "", fmt.Errorf("key %q: %w", key, ErrNotFound)
-	}
-	if err != nil {
-		return "", fmt.Errorf("failed to open attachment %q: %w", key, err)
-	}
-	defer f.Close()
-	if st, err := f.Stat(); err == nil && !st.Mode().IsRegular() {
+	case errors.Is(err, fileio.ErrIsDir), errors.Is(err, fileio.ErrNotRegular):
 		return "", fmt.Errorf("attachment %q is not a regular file", key)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, d.maxBytes+1))
-	if err != nil {
-		return "", fmt.Errorf("failed to read attachment %q: %w", key, err)
-	}
-	if int64(len(b)) > d.maxBytes {
+	case errors.Is(err, fileio.ErrTooLarge):
 		return "", fmt.Errorf("attachment %q is larger than %d bytes", key, d.maxBytes)
+	case err != nil:
+		return "", fmt.Errorf("failed to read attachment %q: %w", key, err)
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err

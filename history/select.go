@@ -223,9 +223,9 @@ func selectIndices(ctx context.Context, msgs []Message, o Options) (selection, e
 	}
 
 	// 3. Message count limit.
-	if o.MaxContextMessageCount != nil && *o.MaxContextMessageCount < unlimitedCount {
+	if n, ok := o.MaxContextMessageCount.Value(); ok && n < unlimitedCount {
 		var dropped []int
-		ctxIdx, dropped = applyMessageLimit(msgs, ctxIdx, *o.MaxContextMessageCount, o, sel.summary)
+		ctxIdx, dropped = applyMessageLimit(msgs, ctxIdx, int(n), o, sel.summary)
 		for _, i := range dropped {
 			drop(i, DropOverMessageLimit)
 		}

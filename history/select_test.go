@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"github.com/ctxaudit/ctx/measure"
 	"slices"
 	"testing"
 )
@@ -25,7 +26,7 @@ func TestMessageLimitVectors(t *testing.T) {
 		t.Run(itoa(tt.count)+"-"+itoa(tt.max), func(t *testing.T) {
 			t.Parallel()
 			msgs := alternating(tt.count, "m")
-			r := mustBuild(t, msgs, Options{MaxContextMessageCount: Limit(tt.max)})
+			r := mustBuild(t, msgs, Options{MaxContextMessageCount: measure.Max(int64(tt.max))})
 			if got := len(r.Messages); got != tt.kept {
 				t.Errorf("kept %d, want %d", got, tt.kept)
 			}
@@ -67,19 +68,19 @@ func TestSelectSeedCases(t *testing.T) {
 		{"empty", nil, Options{}, ""},
 		{"all generating", []Message{generating(user("1")), generating(assistant("2"))}, Options{}, ""},
 		{"system user assistant", []Message{system("s"), user("1"), assistant("2")}, Options{}, "s,1,2"},
-		{"max 2 of five", alternating(5, ""), Options{MaxContextMessageCount: Limit(2)}, "2,3,4"},
+		{"max 2 of five", alternating(5, ""), Options{MaxContextMessageCount: measure.Max(2)}, "2,3,4"},
 		{"system pinned, max 1", []Message{system("s"), user("1"), assistant("2"), user("3")},
-			Options{MaxContextMessageCount: Limit(1)}, "s,2,3"},
+			Options{MaxContextMessageCount: measure.Max(1)}, "s,2,3"},
 		{"error never included", []Message{user("1"), errored(assistant("2")), user("3"), errCode(assistant("4")), user("5")},
-			Options{MaxContextMessageCount: Limit(10)}, "1,3,5"},
+			Options{MaxContextMessageCount: measure.Max(10)}, "1,3,5"},
 		{"errors use no slots", []Message{user("1"), assistant("2"), user("3"), errored(assistant("4")), user("5")},
-			Options{MaxContextMessageCount: Limit(2)}, "2,3,5"},
-		{"max 0", []Message{user("1"), assistant("2"), user("3")}, Options{MaxContextMessageCount: Limit(0)}, "3"},
+			Options{MaxContextMessageCount: measure.Max(2)}, "2,3,5"},
+		{"max 0", []Message{user("1"), assistant("2"), user("3")}, Options{MaxContextMessageCount: measure.Max(0)}, "3"},
 		{"system and max 0", []Message{system("s"), user("1"), assistant("2"), user("3")},
-			Options{MaxContextMessageCount: Limit(0)}, "s,3"},
-		{"unlimited sentinel", alternating(5, ""), Options{MaxContextMessageCount: Limit(unlimitedCount)}, "0,1,2,3,4"},
+			Options{MaxContextMessageCount: measure.Max(0)}, "s,3"},
+		{"unlimited sentinel", alternating(5, ""), Options{MaxContextMessageCount: measure.Max(unlimitedCount)}, "0,1,2,3,4"},
 		{"steered", []Message{user("orig"), assistant("reply"), steered(user("steer")), user("next")},
-			Options{MaxContextMessageCount: Limit(2)}, "steer,reply,next"},
+			Options{MaxContextMessageCount: measure.Max(2)}, "steer,reply,next"},
 		{"steered after steered finish stays",
 			[]Message{user("1"), func() Message { m := assistant("2"); m.FinishReason = "steered"; return m }(), steered(user("3"))},
 			Options{}, "1,2,3"},
@@ -120,17 +121,17 @@ func TestSelectSeedCases(t *testing.T) {
 func TestStickyWindow(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{21, 24} {
-		out := mustSelect(t, alternating(n, "m"), Options{MaxContextMessageCount: Limit(19)})
+		out := mustSelect(t, alternating(n, "m"), Options{MaxContextMessageCount: measure.Max(19)})
 		if out[0].ID != "m5" {
 			t.Errorf("%d messages: starts at %s, want m5", n, out[0].ID)
 		}
 	}
-	out := mustSelect(t, alternating(26, "m"), Options{MaxContextMessageCount: Limit(19)})
+	out := mustSelect(t, alternating(26, "m"), Options{MaxContextMessageCount: measure.Max(19)})
 	if out[0].ID != "m10" || len(out) != 16 {
 		t.Errorf("26 messages: starts at %s with %d, want m10 with 16", out[0].ID, len(out))
 	}
 	for n := 20; n <= 30; n++ {
-		if got := len(mustSelect(t, alternating(n, "m"), Options{MaxContextMessageCount: Limit(19)})); got > 20 {
+		if got := len(mustSelect(t, alternating(n, "m"), Options{MaxContextMessageCount: measure.Max(19)})); got > 20 {
 			t.Errorf("%d messages: kept %d > 20", n, got)
 		}
 	}
@@ -166,7 +167,7 @@ func TestDropReasons(t *testing.T) {
 		user("4"), assistant("5"), user("6"), assistant("7"), user("8")}
 	r := mustBuild(t, msgs, Options{
 		CompactionPoints:       []CompactionPoint{{SummaryMessageID: "S", BoundaryMessageID: "2", CreatedAt: 1}},
-		MaxContextMessageCount: Limit(2),
+		MaxContextMessageCount: measure.Max(2),
 	})
 	want := []Drop{
 		{1, "1", DropBeforeCompaction},
@@ -194,16 +195,17 @@ func TestOptionErrors(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	msgs := alternating(3, "")
-	if _, err := Build(ctx, msgs, Options{}); !errors.Is(err, ErrNoToolCleanupMode) {
-		t.Errorf("empty mode: %v, want ErrNoToolCleanupMode", err)
+	// the zero value is usable: no tool cleanup
+	if r, err := Build(ctx, msgs, Options{}); err != nil || r.Report.ToolCleanupMode != CleanupNone {
+		t.Errorf("empty mode: %v, %q, want none", err, r.Report.ToolCleanupMode)
 	}
 	if _, err := Build(ctx, msgs, Options{ToolCleanupMode: "all"}); err == nil {
 		t.Error("unknown mode accepted")
 	}
 	for _, o := range []Options{
-		{ToolCleanupMode: CleanupNone, MaxContextMessageCount: Limit(-1)},
-		{ToolCleanupMode: CleanupNone, KeepToolCallRounds: Limit(-1)},
-		{ToolCleanupMode: CleanupNone, MaxContextTokens: -5},
+		{ToolCleanupMode: CleanupNone, MaxContextMessageCount: measure.Max(-1)},
+		{ToolCleanupMode: CleanupNone, KeepToolCallRounds: Rounds(-1)},
+		{ToolCleanupMode: CleanupNone, MaxContextTokens: measure.Max(-5)},
 		{ToolCleanupMode: CleanupNone, MaxInlineBytes: -1},
 		{ToolCleanupMode: CleanupNone, MaxErrorResultChars: -1},
 		{ToolCleanupMode: CleanupNone, ReadConcurrency: -1},
@@ -212,7 +214,7 @@ func TestOptionErrors(t *testing.T) {
 			t.Errorf("%+v: %v, want ErrNegativeLimit", o, err)
 		}
 	}
-	if _, err := SelectContextMessages(ctx, msgs, Options{MaxContextMessageCount: Limit(-2)}); !errors.Is(err, ErrNegativeLimit) {
+	if _, err := SelectContextMessages(ctx, msgs, Options{MaxContextMessageCount: measure.Max(-2)}); !errors.Is(err, ErrNegativeLimit) {
 		t.Errorf("select: %v, want ErrNegativeLimit", err)
 	}
 	cancelled, cancel := context.WithCancel(ctx)

@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"context"
 	"fmt"
+	"github.com/ctxaudit/ctx/measure"
 	"os"
 	"path/filepath"
 	"testing"
@@ -28,10 +29,9 @@ func BenchmarkBuild(b *testing.B) {
 		p := name
 		extras = append(extras, discover.Extra{ID: name, Kind: "memory", Path: &p})
 	}
-	limit := int64(100000)
 	opts := manifest.Options{
 		Discover: discover.Options{Agent: "a", ProjectDir: dir, Home: dir, SharedMode: discover.SharedDisabled, Extras: extras},
-		Budgets:  manifest.Budgets{{Name: "memory", Budget: manifest.Budget{MaxChars: &limit}}},
+		Budgets:  manifest.Budgets{{Name: "memory", Budget: manifest.Budget{MaxChars: measure.Max(100000)}}},
 	}
 	b.ReportAllocs()
 	for b.Loop() {

@@ -15,7 +15,7 @@ type cut struct {
 	ID        string
 	Emitted   string
 	Included  bool
-	Reason    string
+	Reason    manifest.Reason
 	Truncated bool
 	Budget    string
 	MaxChars  int64
@@ -26,11 +26,11 @@ type cut struct {
 
 const inf = -1
 
-func limits(l manifest.Limit) int64 {
-	if l == nil {
-		return inf
+func limits(l measure.Limit) int64 {
+	if n, ok := l.Value(); ok {
+		return n
 	}
-	return *l
+	return inf
 }
 
 func TestBudgets(t *testing.T) {
@@ -45,7 +45,7 @@ func TestBudgets(t *testing.T) {
 		{
 			name:    "kind pool shared in order",
 			extras:  []discover.Extra{mem("m1", "abcdef"), mem("m2", "ghijkl"), mem("m3", "x"), text("other", "note", "free")},
-			budgets: manifest.Budgets{budget("memory", lim(10), nil)},
+			budgets: manifest.Budgets{budget("memory", lim(10), measure.Limit{})},
 			want: []cut{
 				{"m1", "abcdef", true, "included", false, "memory", 10, inf, 0, 0},
 				{"m2", "ghij", true, "included", true, "memory", 4, inf, 2, 0},
@@ -56,7 +56,7 @@ func TestBudgets(t *testing.T) {
 		{
 			name:    "kind pool follows the sorted order, not the declaration order",
 			extras:  []discover.Extra{mem("late", "abcdef"), {ID: "early", Kind: "memory", Text: str("ghijkl"), Order: num(0)}},
-			budgets: manifest.Budgets{budget("memory", lim(8), nil)},
+			budgets: manifest.Budgets{budget("memory", lim(8), measure.Limit{})},
 			want: []cut{
 				{"early", "ghijkl", true, "included", false, "memory", 8, inf, 0, 0},
 				{"late", "ab", true, "included", true, "memory", 2, inf, 4, 0},
@@ -65,7 +65,7 @@ func TestBudgets(t *testing.T) {
 		{
 			name:    "id budget over kind budget",
 			extras:  []discover.Extra{mem("m1", "abcdef"), mem("m2", "ghijkl"), mem("m3", "mnop")},
-			budgets: manifest.Budgets{budget("memory", lim(3), nil), budget("m2", lim(100), nil)},
+			budgets: manifest.Budgets{budget("memory", lim(3), measure.Limit{}), budget("m2", lim(100), measure.Limit{})},
 			want: []cut{
 				{"m1", "abc", true, "included", true, "memory", 3, inf, 3, 0},
 				{"m2", "ghijkl", true, "included", false, "m2", 100, inf, 0, 0},
@@ -81,13 +81,13 @@ func TestBudgets(t *testing.T) {
 		{
 			name:    "max_lines keeps the final newline of the last line",
 			extras:  []discover.Extra{mem("m", "a\nb\nc\n")},
-			budgets: manifest.Budgets{budget("m", nil, lim(2))},
+			budgets: manifest.Budgets{budget("m", measure.Limit{}, lim(2))},
 			want:    []cut{{"m", "a\nb\n", true, "included", true, "m", inf, 2, 2, 1}},
 		},
 		{
 			name:    "fewer newlines than max_lines: unchanged, pool still charged",
 			extras:  []discover.Extra{mem("m1", "a\nb"), mem("m2", "c\nd\ne\n"), mem("m3", "f")},
-			budgets: manifest.Budgets{budget("memory", nil, lim(3))},
+			budgets: manifest.Budgets{budget("memory", measure.Limit{}, lim(3))},
 			want: []cut{
 				{"m1", "a\nb", true, "included", false, "memory", inf, 3, 0, 0},
 				{"m2", "c\n", true, "included", true, "memory", inf, 1, 4, 2},
@@ -97,7 +97,7 @@ func TestBudgets(t *testing.T) {
 		{
 			name:    "CRLF lines",
 			extras:  []discover.Extra{mem("m1", "a\r\nb\r\nc\r\n"), mem("m2", "d\r\ne")},
-			budgets: manifest.Budgets{budget("m1", nil, lim(1)), budget("m2", lim(2), nil)},
+			budgets: manifest.Budgets{budget("m1", measure.Limit{}, lim(1)), budget("m2", lim(2), measure.Limit{})},
 			want: []cut{
 				{"m1", "a\r\n", true, "included", true, "m1", inf, 1, 6, 2},
 				// chars count code points: CR and LF are two
@@ -107,7 +107,7 @@ func TestBudgets(t *testing.T) {
 		{
 			name:    "multi-byte characters are never split",
 			extras:  []discover.Extra{mem("m1", "café\r\nnext\n"), mem("m2", "😀😀😀"), mem("m3", "éa")},
-			budgets: manifest.Budgets{budget("m1", lim(4), nil), budget("m2", lim(2), nil), budget("m3", lim(1), nil)},
+			budgets: manifest.Budgets{budget("m1", lim(4), measure.Limit{}), budget("m2", lim(2), measure.Limit{}), budget("m3", lim(1), measure.Limit{})},
 			want: []cut{
 				{"m1", "café", true, "included", true, "m1", 4, inf, 7, 1},
 				{"m2", "😀😀", true, "included", true, "m2", 2, inf, 1, 0},
@@ -129,7 +129,7 @@ func TestBudgets(t *testing.T) {
 		{
 			name:    "unlimited on both: recorded, nothing cut",
 			extras:  []discover.Extra{mem("m", "abc\ndef")},
-			budgets: manifest.Budgets{budget("memory", nil, nil)},
+			budgets: manifest.Budgets{budget("memory", measure.Limit{}, measure.Limit{})},
 			want:    []cut{{"m", "abc\ndef", true, "included", false, "memory", inf, inf, 0, 0}},
 		},
 		{
@@ -146,7 +146,7 @@ func TestBudgets(t *testing.T) {
 			extras: []discover.Extra{
 				text("memory", "note", "abcdef"), mem("m2", "ghijkl"), text("n", "note", "unbudgeted"),
 			},
-			budgets: manifest.Budgets{budget("memory", lim(8), nil)},
+			budgets: manifest.Budgets{budget("memory", lim(8), measure.Limit{})},
 			want: []cut{
 				{"memory", "abcdef", true, "included", false, "memory", 8, inf, 0, 0},
 				{"m2", "gh", true, "included", true, "memory", 2, inf, 4, 0},
@@ -165,7 +165,7 @@ func TestBudgets(t *testing.T) {
 				mem("m2", "de"),
 				mem("m3", "f"),
 			},
-			budgets: manifest.Budgets{budget("memory", lim(5), nil)},
+			budgets: manifest.Budgets{budget("memory", lim(5), measure.Limit{})},
 			want: []cut{
 				{"nat", "", false, "native_autoload", false, "", inf, inf, 0, 0},
 				{"m1", "abc", true, "included", false, "memory", 5, inf, 0, 0},
@@ -180,7 +180,7 @@ func TestBudgets(t *testing.T) {
 		{
 			name:    "an exhausted row still counts as accepted for later duplicates",
 			extras:  []discover.Extra{mem("m1", "abc"), text("again", "note", "abc")},
-			budgets: manifest.Budgets{budget("memory", lim(0), nil)},
+			budgets: manifest.Budgets{budget("memory", lim(0), measure.Limit{})},
 			want: []cut{
 				{"m1", "", false, "budget_exhausted", true, "memory", 0, inf, 3, 1},
 				{"again", "", false, "same_content", false, "", inf, inf, 0, 0},
@@ -237,7 +237,7 @@ func checkEmitted(t *testing.T, s manifest.Source, frag string) {
 func TestBudgetExhaustedHash(t *testing.T) {
 	t.Parallel()
 	o := opts(project(t, nil), text("m", "memory", "abc"))
-	o.Budgets = manifest.Budgets{budget("m", lim(0), nil)}
+	o.Budgets = manifest.Budgets{budget("m", lim(0), measure.Limit{})}
 	s := build(t, o).Sources[0]
 	// BLAKE3 of the empty input (official test vector)
 	const empty = "af1349b9f5f9a1a6a0404dea36dcc9499bcb25c9adc112b7cc9a93cae41f3262"
@@ -250,13 +250,13 @@ func TestBudgetOnDiscoveredKind(t *testing.T) {
 	t.Parallel()
 	dir := project(t, map[string]string{"AGENTS.md": "line1\nline2\nline3\n", "CLAUDE.md": "c\n"})
 	o := projectOpts(dir)
-	o.Budgets = manifest.Budgets{budget("project", nil, lim(2))}
+	o.Budgets = manifest.Budgets{budget("project", measure.Limit{}, lim(2))}
 	m := build(t, o)
 	a, c := row(t, m, "project_agents"), row(t, m, "project_claude")
 	if fragment(t, m, "project_agents") != "line1\nline2\n" || !a.Truncated || a.Budget != "project" || a.OmittedLines != 1 {
 		t.Errorf("project_agents: %q truncated %v budget %q", fragment(t, m, "project_agents"), a.Truncated, a.Budget)
 	}
-	if c.Reason != "fallback_not_selected" || c.Budget != "" || c.MaxLines != nil {
+	if c.Reason != "fallback_not_selected" || c.Budget != "" || c.MaxLines.IsSet() {
 		t.Errorf("project_claude (not selected) used the budget: %+v", c)
 	}
 }
@@ -292,7 +292,7 @@ func TestCut(t *testing.T) {
 		{"e\u0301x", 1, inf, "e"}, // code points, not grapheme clusters
 	}
 	for _, tt := range tests {
-		var c, l manifest.Limit
+		var c, l measure.Limit
 		if tt.chars >= 0 {
 			c = lim(tt.chars)
 		}
@@ -318,12 +318,12 @@ func FuzzCut(f *testing.F) {
 	f.Add([]byte("\xff\xfe"), int64(1), int64(1))
 	f.Add([]byte(""), int64(0), int64(0))
 	f.Fuzz(func(t *testing.T, text []byte, chars, lines int64) {
-		var c, l manifest.Limit
+		var c, l measure.Limit
 		if chars >= 0 {
-			c = &chars
+			c = measure.Max(chars)
 		}
 		if lines >= 0 {
-			l = &lines
+			l = measure.Max(lines)
 		}
 		out := manifest.Cut(text, c, l)
 		if len(out) > len(text) || string(text[:len(out)]) != string(out) {
@@ -335,17 +335,17 @@ func FuzzCut(f *testing.F) {
 		if len(out) < len(text) && utf8.Valid(text) && !utf8.RuneStart(text[len(out)]) {
 			t.Fatalf("Cut(%q) = %q ends inside a character", text, out)
 		}
-		if c != nil && int64(measure.Chars(out)) > *c {
-			t.Fatalf("Cut(%q, chars %d) = %q, too many characters", text, *c, out)
+		if c.Exceeded(int64(measure.Chars(out))) {
+			t.Fatalf("Cut(%q, chars %s) = %q, too many characters", text, c, out)
 		}
-		if l != nil && int64(measure.Lines(out)) > *l {
-			t.Fatalf("Cut(%q, lines %d) = %q, too many lines", text, *l, out)
+		if l.Exceeded(int64(measure.Lines(out))) {
+			t.Fatalf("Cut(%q, lines %s) = %q, too many lines", text, l, out)
 		}
-		if c == nil && l == nil && len(out) != len(text) {
+		if !c.IsSet() && !l.IsSet() && len(out) != len(text) {
 			t.Fatalf("Cut(%q) without limits = %q", text, out)
 		}
-		if c != nil && l == nil && int64(measure.Chars(text)) > *c && int64(measure.Chars(out)) != *c {
-			t.Fatalf("Cut(%q, chars %d) = %q, not the first %d characters", text, *c, out, *c)
+		if n, ok := c.Value(); ok && !l.IsSet() && int64(measure.Chars(text)) > n && int64(measure.Chars(out)) != n {
+			t.Fatalf("Cut(%q, chars %d) = %q, not the first %d characters", text, n, out, n)
 		}
 	})
 }

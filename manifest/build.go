@@ -5,13 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"syscall"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/version"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -20,29 +20,83 @@ import (
 // file is recorded as unreadable rather than read into memory.
 const DefaultMaxSourceBytes = 64 << 20
 
-// Options are the inputs of [Build].
+// Options are the inputs of [Build]. The zero value of every field has the
+// meaning the ctx command gives it: discovery defaults from the process
+// (see discover.Options), no budgets, the default estimator, no aggregated
+// files and no history.
 type Options struct {
 	// Discover holds the agent, project directory and source inputs.
 	Discover discover.Options
 	// Budgets limit emitted text per source id or kind, in order.
 	Budgets Budgets
-	// Estimator counts tokens; nil uses measure.Default().
+	// Estimator counts tokens of the sources, the files and the history;
+	// nil uses measure.Default().
 	Estimator measure.Estimator
 	// MaxSourceBytes bounds a source file's size; 0 uses DefaultMaxSourceBytes.
 	MaxSourceBytes int64
+	// Files, when not nil, aggregates project files after the sources (see
+	// [Build]); nil aggregates none.
+	Files *aggregate.Options
+	// History, when not nil, builds the discussion history last; nil builds
+	// none.
+	History *HistoryOptions
 }
 
 // BudgetError is an invalid budget.
 type BudgetError struct {
 	Name string
 	Msg  string
+	// Where is where the budget was declared, when known ("ctx.toml:12").
+	Where string
 }
 
-func (e *BudgetError) Error() string { return fmt.Sprintf("budgets.%s: %s", e.Name, e.Msg) }
+func (e *BudgetError) Error() string {
+	msg := fmt.Sprintf("budgets.%s: %s", e.Name, e.Msg)
+	if e.Where != "" {
+		msg = e.Where + ": " + msg
+	}
+	return msg
+}
 
-// Build discovers and reads the sources, decides about each one, applies the
-// budgets and returns the manifest. It never changes a file.
+// Build returns the whole manifest of a context, exactly as `ctx manifest`
+// writes it. It never changes a file.
+//
+//  1. The instruction sources: discovered (discover.Sources), read, decided
+//     (natives, audiences, duplicates, fallbacks) and cut by the budgets;
+//     their fragments come first in the rendered text.
+//  2. With Options.Files: the project files aggregated in their views
+//     (aggregate.Run, without writing a numbered output file or adding a
+//     history), one [FileRow] per file and screenshot, and the files
+//     section, byte for byte what `ctx aggregate --stdout` prints.
+//  3. With Options.History: the discussion history built by history.Build,
+//     recorded as [History], and its section last, so that everything
+//     before it is a stable prefix.
+//
+// Every size is counted with Options.Estimator.
 func Build(ctx context.Context, opts Options) (*Manifest, error) {
+	m, err := buildSources(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	est := opts.Estimator
+	if est == nil {
+		est = measure.Default()
+	}
+	if opts.Files != nil {
+		if err := addFiles(ctx, m, *opts.Files, est); err != nil {
+			return nil, err
+		}
+	}
+	if opts.History != nil {
+		if err := addHistory(ctx, m, *opts.History, est); err != nil {
+			return nil, err
+		}
+	}
+	return m, nil
+}
+
+// buildSources is step 1 of Build: the instruction sources alone.
+func buildSources(ctx context.Context, opts Options) (*Manifest, error) {
 	disc, err := discover.Sources(ctx, opts.Discover)
 	if err != nil {
 		return nil, err
@@ -99,18 +153,19 @@ func checkBudgets(bs Budgets, srcs []discover.Candidate) error {
 	}
 	seen := map[string]bool{}
 	for _, b := range bs {
+		fail := func(msg string) error { return &BudgetError{Name: b.Name, Msg: msg, Where: b.Where} }
 		if seen[b.Name] {
-			return &BudgetError{Name: b.Name, Msg: "defined twice"}
+			return fail("defined twice")
 		}
 		seen[b.Name] = true
 		if !names[b.Name] {
-			return &BudgetError{Name: b.Name, Msg: "matches no source id or kind"}
+			return fail("matches no source id or kind")
 		}
-		if b.MaxChars != nil && *b.MaxChars < 0 {
-			return &BudgetError{Name: b.Name, Msg: "max_chars must be nonnegative"}
+		if b.MaxChars.Negative() {
+			return fail("max_chars must be nonnegative")
 		}
-		if b.MaxLines != nil && *b.MaxLines < 0 {
-			return &BudgetError{Name: b.Name, Msg: "max_lines must be nonnegative"}
+		if b.MaxLines.Negative() {
+			return fail("max_lines must be nonnegative")
 		}
 	}
 	return nil
@@ -120,24 +175,24 @@ func checkBudgets(bs Budgets, srcs []discover.Candidate) error {
 type row struct {
 	c         discover.Candidate
 	canonical string
-	status    string
+	status    Status
 	raw       []byte // the bytes read (also for empty and invalid UTF-8 files)
 	hasBytes  bool   // raw can establish equality (available or empty)
 	measured  bool   // sizes are known (available or empty)
 
 	included    bool
 	accepted    bool // reached the included decision (a budget may still cut it)
-	reason      string
+	reason      Reason
 	duplicateOf string
 	equivTo     string
-	equivalence string
+	equivalence Reason
 	audienceOK  bool
 
 	emitted      []byte
 	truncated    bool
 	budget       string
-	maxChars     Limit
-	maxLines     Limit
+	maxChars     measure.Limit
+	maxLines     measure.Limit
 	omittedChars int
 	omittedLines int
 }
@@ -152,26 +207,15 @@ func read(c discover.Candidate, max int64) row {
 		return r
 	}
 	r.canonical = discover.Canonical(c.Path)
-	st, err := os.Stat(c.Path)
+	b, _, err := fileio.Read(c.Path, max)
 	switch {
 	case err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)):
 		// no such file, also when a parent is not a directory
 		r.status = StatusMissing
 		return r
-	case err != nil || !st.Mode().IsRegular():
-		// a directory, a permission error, or a FIFO, device or socket,
-		// which could block or never end
-		r.status = StatusUnreadable
-		return r
-	}
-	f, err := os.Open(c.Path)
-	if err != nil {
-		r.status = StatusUnreadable
-		return r
-	}
-	defer f.Close()
-	b, err := io.ReadAll(io.LimitReader(f, max+1))
-	if err != nil || int64(len(b)) > max || !utf8.Valid(b) {
+	case err != nil || !utf8.Valid(b):
+		// a directory, a FIFO, device or socket (which could block or
+		// never end), a read error, too large, or not UTF-8
 		r.status = StatusUnreadable
 		return r
 	}
@@ -182,7 +226,7 @@ func read(c discover.Candidate, max int64) row {
 	return r
 }
 
-func textStatus(b []byte) string {
+func textStatus(b []byte) Status {
 	if discover.Blank(string(b)) {
 		return StatusEmpty
 	}
@@ -201,7 +245,7 @@ func sameContent(a, b *row) bool {
 
 // duplicate finds the first row among cands that has the same path, else
 // the first with the same content.
-func duplicate(r *row, cands []*row) (*row, string) {
+func duplicate(r *row, cands []*row) (*row, Reason) {
 	for _, o := range cands {
 		if samePath(r, o) {
 			return o, ReasonSamePath
@@ -258,7 +302,7 @@ func decide(rows []row, agent string) {
 				break
 			}
 			if r.status != StatusAvailable {
-				r.reason = r.status
+				r.reason = Reason(r.status)
 				break
 			}
 			if o, how := duplicate(r, accepted); o != nil {
@@ -280,13 +324,13 @@ func decide(rows []row, agent string) {
 
 // pool is what remains of a budget.
 type pool struct {
-	chars, lines Limit
+	chars, lines measure.Limit
 }
 
 func applyBudgets(rows []row, bs Budgets) {
 	pools := map[string]*pool{}
 	for _, b := range bs {
-		pools[b.Name] = &pool{chars: clone(b.MaxChars), lines: clone(b.MaxLines)}
+		pools[b.Name] = &pool{chars: b.MaxChars, lines: b.MaxLines}
 	}
 	for i := range rows {
 		r := &rows[i]
@@ -304,19 +348,15 @@ func applyBudgets(rows []row, bs Budgets) {
 		}
 		p := pools[name]
 		r.budget = name
-		r.maxChars, r.maxLines = clone(p.chars), clone(p.lines)
+		r.maxChars, r.maxLines = p.chars, p.lines
 		out := Cut(r.raw, p.chars, p.lines)
 		r.emitted = out
 		r.truncated = !bytes.Equal(out, r.raw)
 		ec, el := measure.Chars(out), measure.Lines(out)
 		r.omittedChars = measure.Chars(r.raw) - ec
 		r.omittedLines = measure.Lines(r.raw) - el
-		if p.chars != nil {
-			*p.chars -= int64(ec)
-		}
-		if p.lines != nil {
-			*p.lines -= int64(el)
-		}
+		p.chars = p.chars.Minus(int64(ec))
+		p.lines = p.lines.Minus(int64(el))
 		if len(out) == 0 {
 			r.included = false
 			r.reason = ReasonBudgetExhausted
@@ -324,39 +364,33 @@ func applyBudgets(rows []row, bs Budgets) {
 	}
 }
 
-func clone(l Limit) Limit {
-	if l == nil {
-		return nil
-	}
-	v := *l
-	return &v
-}
-
 // Cut applies a budget's remaining limits to text: nothing when either limit
 // is 0; else up to and including the maxLines-th "\n" when the text has that
 // many; then the first maxChars characters, never splitting a UTF-8
-// character. A nil limit is unlimited.
-func Cut(text []byte, maxChars, maxLines Limit) []byte {
-	if (maxChars != nil && *maxChars <= 0) || (maxLines != nil && *maxLines <= 0) {
+// character. The zero Limit is unlimited.
+func Cut(text []byte, maxChars, maxLines measure.Limit) []byte {
+	mc, charsSet := maxChars.Value()
+	ml, linesSet := maxLines.Value()
+	if (charsSet && mc <= 0) || (linesSet && ml <= 0) {
 		return []byte{}
 	}
 	out := text
-	if maxLines != nil {
+	if linesSet {
 		n := int64(0)
 		for i, c := range out {
 			if c == '\n' {
 				n++
-				if n == *maxLines {
+				if n == ml {
 					out = out[:i+1]
 					break
 				}
 			}
 		}
 	}
-	if maxChars != nil {
+	if charsSet {
 		n := int64(0)
 		for i := range string(out) {
-			if n == *maxChars {
+			if n == mc {
 				out = out[:i]
 				break
 			}
@@ -382,12 +416,14 @@ func (r *row) source(est measure.Estimator) Source {
 		z := measure.Measure(r.raw, est)
 		h := measure.Hash(r.raw)
 		s.SourceBytes, s.SourceChars, s.SourceLines, s.SourceTokens, s.SourceHash = &z.Bytes, &z.Chars, &z.Lines, &z.Tokens, &h
-		e := measure.Measure(r.emitted, est)
-		s.EmittedBytes, s.EmittedChars, s.EmittedLines, s.EmittedTokens = &e.Bytes, &e.Chars, &e.Lines, &e.Tokens
-		if r.accepted {
-			eh := measure.Hash(r.emitted)
-			s.EmittedHash = &eh
-		}
+	}
+	// every row has emitted sizes (0 when nothing was emitted); the emitted
+	// hash only rows that reached the included decision
+	e := measure.Measure(r.emitted, est)
+	s.EmittedBytes, s.EmittedChars, s.EmittedLines, s.EmittedTokens = &e.Bytes, &e.Chars, &e.Lines, &e.Tokens
+	if r.accepted {
+		eh := measure.Hash(r.emitted)
+		s.EmittedHash = &eh
 	}
 	return s
 }

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/schemas"
 )
 
@@ -32,14 +34,7 @@ func Encode(w io.Writer, m *Manifest) error {
 
 // Marshal returns the JSON encoding of m as written by [Encode].
 func Marshal(m *Manifest) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(m); err != nil {
-		return nil, err
-	}
-	return buf.Bytes(), nil
+	return jsonenc.Indent(m)
 }
 
 // Decode reads a manifest strictly: the schema version is read first and must
@@ -54,6 +49,10 @@ func Decode(r io.Reader) (*Manifest, error) {
 	if len(data) > MaxManifestBytes {
 		return nil, fmt.Errorf("manifest larger than %d bytes", MaxManifestBytes)
 	}
+	return decode(data)
+}
+
+func decode(data []byte) (*Manifest, error) {
 	var head struct {
 		SchemaVersion json.RawMessage `json:"schema_version"`
 	}
@@ -87,6 +86,28 @@ func Decode(r io.Reader) (*Manifest, error) {
 		return nil, err
 	}
 	return &m, nil
+}
+
+// ReadFile reads and decodes the stored manifest at path (see [Decode])
+// through ctx's bounded reader: a regular file of at most
+// MaxManifestBytes. Errors name the file as given.
+func ReadFile(path string) (*Manifest, error) {
+	data, _, err := fileio.Read(path, MaxManifestBytes)
+	switch {
+	case errors.Is(err, fileio.ErrIsDir):
+		return nil, fmt.Errorf("%s: is a directory", path)
+	case errors.Is(err, fileio.ErrNotRegular):
+		return nil, fmt.Errorf("%s: not a regular file", path)
+	case errors.Is(err, fileio.ErrTooLarge):
+		return nil, fmt.Errorf("%s: manifest larger than %d bytes", path, MaxManifestBytes)
+	case err != nil:
+		return nil, fmt.Errorf("%s: cannot read: %w", path, fileio.Cause(err))
+	}
+	m, err := decode(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
 }
 
 // Check verifies that m can be rendered: version 1, and one fragment per

@@ -47,7 +47,7 @@ func sample(t *testing.T) *manifest.Manifest {
 	t.Helper()
 	o := opts(project(t, map[string]string{"a.md": "<b>&amp;</b>\n"}),
 		file("z-file", "note", "a.md"), text("a-text", "memory", "café\r\nnext\n"), file("gone", "note", "gone.md"))
-	o.Budgets = manifest.Budgets{budget("note", lim(100), nil), budget("memory", nil, lim(1))}
+	o.Budgets = manifest.Budgets{budget("note", lim(100), noLimit), budget("memory", noLimit, lim(1))}
 	return build(t, o)
 }
 
@@ -85,7 +85,7 @@ func TestEncodingOrder(t *testing.T) {
 		t.Errorf("fragment keys = %q", got)
 	}
 	for _, want := range []string{
-		`"max_chars": null`, `"source_hash": null`, `"emitted_bytes": null`, // unlimited, missing
+		`"max_chars": null`, `"source_hash": null`, `"emitted_hash": null`, // unlimited, missing
 		`"<b>&amp;</b>\n"`, // no HTML escaping
 		`"budgets": {
     "note": {
@@ -213,7 +213,7 @@ func TestCheck(t *testing.T) {
 func FuzzDecode(f *testing.F) {
 	m := &manifest.Manifest{
 		SchemaVersion: 1, Tool: manifest.Tool{Name: "ctx", Version: "0"}, Agent: "a", ProjectDir: "/p",
-		Estimator: "e", Budgets: manifest.Budgets{budget("k", lim(3), nil)},
+		Estimator: "e", Budgets: manifest.Budgets{budget("k", lim(3), noLimit)},
 		Sources:   []manifest.Source{{ID: "x", Kind: "k", Order: 1, Audience: []string{"*"}, Delivery: "consumer", Status: "available", HashAlgorithm: "blake3"}},
 		Fragments: manifest.Fragments{{ID: "x", Text: "é\r\n"}},
 	}

@@ -11,13 +11,13 @@ import (
 // decision is what the reference decides about one row.
 type decision struct {
 	ID       string
-	Status   string
+	Status   manifest.Status
 	Included bool
-	Reason   string
-	Dup      string // duplicate_of
-	Equiv    string // equivalent_to
-	How      string // equivalence
-	Audience bool   // audience_matches
+	Reason   manifest.Reason
+	Dup      string          // duplicate_of
+	Equiv    string          // equivalent_to
+	How      manifest.Reason // equivalence
+	Audience bool            // audience_matches
 }
 
 func decisions(m *manifest.Manifest) []decision {
@@ -180,7 +180,7 @@ func TestDecisions(t *testing.T) {
 		return e
 	}
 	withAud := func(e discover.Extra, aud ...string) discover.Extra { e.Audience = aud; return e }
-	withDelivery := func(e discover.Extra, d string) discover.Extra { e.Delivery = d; return e }
+	withDelivery := func(e discover.Extra, d discover.Delivery) discover.Extra { e.Delivery = d; return e }
 	tests := []struct {
 		name    string
 		files   map[string]string

@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"context"
 	"fmt"
+	"github.com/ctxaudit/ctx/measure"
 	"log"
 	"os"
 
@@ -21,7 +22,6 @@ func ExampleBuild() {
 	defer os.RemoveAll(dir)
 
 	note, rules := "A note.\nA second line.\n", "R objects persist across turns."
-	oneLine := int64(1)
 	m, err := manifest.Build(context.Background(), manifest.Options{
 		Discover: discover.Options{
 			Agent: "corteza", ProjectDir: dir, NoDiscover: true,
@@ -30,7 +30,7 @@ func ExampleBuild() {
 				{ID: "note", Kind: "memory", Text: &note},
 			},
 		},
-		Budgets: manifest.Budgets{{Name: "memory", Budget: manifest.Budget{MaxLines: &oneLine}}},
+		Budgets: manifest.Budgets{{Name: "memory", Budget: manifest.Budget{MaxLines: measure.Max(1)}}},
 	})
 	if err != nil {
 		log.Fatal(err)

@@ -1,6 +1,9 @@
 package manifest
 
-import "github.com/ctxaudit/ctx/measure"
+import (
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/measure"
+)
 
 // Sections, files and history extend schema_version 1 compatibly: they are
 // optional fields that older readers of version 1 never saw, and a manifest
@@ -26,15 +29,22 @@ type Section struct {
 	Hash   string `json:"hash"`
 }
 
+// FileKind tells a screenshot row from a project file's.
+type FileKind string
+
+// FileKindScreenshot is the kind of a screenshot row; a project file's row
+// has the kind "".
+const FileKindScreenshot FileKind = "screenshot"
+
 // FileRow records one aggregated project file: what was asked for, what was
 // read, the view that was emitted and its sizes and hashes.
 type FileRow struct {
 	// Kind is "" for a project file and "screenshot" for an image the
 	// section links to (its bytes are hashed, never inlined).
-	Kind     string `json:"kind,omitempty"`
-	Entry    string `json:"entry"`
-	Path     string `json:"path"`
-	ViewMode string `json:"view_mode"`
+	Kind     FileKind `json:"kind,omitempty"`
+	Entry    string   `json:"entry"`
+	Path     string   `json:"path"`
+	ViewMode string   `json:"view_mode"`
 	// RequestedViewMode is the view asked for, when it differs from
 	// ViewMode (a fallback or the token budget).
 	RequestedViewMode string `json:"requested_view_mode,omitempty"`
@@ -42,10 +52,10 @@ type FileRow struct {
 	// Status is "ok", "error", "binary", "excluded" (auto_aggregate false),
 	// "omitted" (left out by the token budget), "degraded" (a cheaper view
 	// chosen by the token budget) or "fallback" (the view fell back to a
-	// summary).
-	Status   string `json:"status"`
-	Error    string `json:"error"`
-	Fallback string `json:"fallback"`
+	// summary): see aggregate.Item.RowStatus.
+	Status   aggregate.Status `json:"status"`
+	Error    string           `json:"error"`
+	Fallback string           `json:"fallback"`
 	// Degraded records the token budget's steps and limits, as
 	// "full → skeleton (max_tokens 4000)"; "" when it left the file alone.
 	Degraded string `json:"degraded,omitempty"`
@@ -67,11 +77,11 @@ type FileRow struct {
 
 // SliceRow records one custom slice and how it was found again.
 type SliceRow struct {
-	Tag        string `json:"tag"`
-	Comment    string `json:"comment"`
-	StartLine  int    `json:"start_line"`
-	EndLine    int    `json:"end_line"`
-	Resolution string `json:"resolution"`
+	Tag        string               `json:"tag"`
+	Comment    string               `json:"comment"`
+	StartLine  int                  `json:"start_line"`
+	EndLine    int                  `json:"end_line"`
+	Resolution aggregate.Resolution `json:"resolution"`
 	// NewStartLine and NewEndLine are where the slice was found; 0 when orphaned.
 	NewStartLine int    `json:"new_start_line"`
 	NewEndLine   int    `json:"new_end_line"`

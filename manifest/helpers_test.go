@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"bytes"
 	"context"
+	"github.com/ctxaudit/ctx/measure"
 	"os"
 	"path/filepath"
 	"testing"
@@ -13,11 +14,11 @@ import (
 	"github.com/ctxaudit/ctx/schemas/schematest"
 )
 
-func str(s string) *string       { return &s }
-func num(f float64) *float64     { return &f }
-func lim(n int64) manifest.Limit { return &n }
-func intp(n int) *int            { return &n }
-func budget(name string, chars, lines manifest.Limit) manifest.NamedBudget {
+func str(s string) *string      { return &s }
+func num(f float64) *float64    { return &f }
+func lim(n int64) measure.Limit { return measure.Max(n) }
+func intp(n int) *int           { return &n }
+func budget(name string, chars, lines measure.Limit) manifest.NamedBudget {
 	return manifest.NamedBudget{Name: name, Budget: manifest.Budget{MaxChars: chars, MaxLines: lines}}
 }
 
@@ -116,3 +117,5 @@ func fragment(t *testing.T, m *manifest.Manifest, id string) string {
 }
 
 func osMkdir(p string) error { return os.Mkdir(p, 0o755) }
+
+var noLimit measure.Limit

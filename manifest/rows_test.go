@@ -28,7 +28,7 @@ func TestSourceSizes(t *testing.T) {
 	tests := []struct {
 		text                      string
 		bytes, chars, lines, toks int
-		status                    string
+		status                    manifest.Status
 	}{
 		{"", 0, 0, 0, 0, "empty"},
 		{"\n", 1, 1, 1, 1, "empty"},
@@ -100,15 +100,15 @@ func TestRows(t *testing.T) {
 	nb, nc, nl, nt := sizes("A note.")
 	eb, ec, el, et := sizes(" \n")
 	want := []manifest.Source{
-		{ // a native: origin "", missing under ~; canonical_path of a missing file is its path
+		{ // a native: origin "", missing under ~; canonical_path of a missing file is its path; emitted 0, hash null
 			ID: "native:" + dir + "/home/native.md", Kind: "native", Order: 1, RequestedPath: "~/native.md",
 			Path: dir + "/home/native.md", CanonicalPath: dir + "/home/native.md", Audience: []string{"*"}, Delivery: "native",
 			NativeEvidence: "native_paths argument", Status: "missing", Reason: "native_autoload", AudienceMatches: true,
-			HashAlgorithm: "blake3",
+			HashAlgorithm: "blake3", EmittedBytes: zero, EmittedChars: zero, EmittedLines: zero, EmittedTokens: zero,
 		},
-		{ // a discovered source: origin "discovered", scope the project; BOM and CRLF kept
+		{ // a discovered source: origin "", scope the project; BOM and CRLF kept
 			ID: "project_agents", Kind: "project", Order: 2, RequestedPath: dir + "/AGENTS.md", Path: dir + "/AGENTS.md",
-			CanonicalPath: dir + "/AGENTS.md", Audience: []string{"*"}, Delivery: "consumer", Origin: "discovered", Scope: dir,
+			CanonicalPath: dir + "/AGENTS.md", Audience: []string{"*"}, Delivery: "consumer", Scope: dir,
 			Status: "available", Included: true, Reason: "included", AudienceMatches: true,
 			SourceBytes: ab, SourceChars: ac, SourceLines: al, SourceTokens: at, SourceHash: hash(agentsText), HashAlgorithm: "blake3",
 			EmittedBytes: ab, EmittedChars: ac, EmittedLines: al, EmittedTokens: at, EmittedHash: hash(agentsText),
@@ -119,22 +119,26 @@ func TestRows(t *testing.T) {
 			AudienceMatches: true, SourceBytes: nb, SourceChars: nc, SourceLines: nl, SourceTokens: nt, SourceHash: hash("A note."),
 			HashAlgorithm: "blake3", EmittedBytes: nb, EmittedChars: nc, EmittedLines: nl, EmittedTokens: nt, EmittedHash: hash("A note."),
 		},
-		{ // not selected: sizes measured, emitted sizes 0, emitted_hash null
+		{ // missing and not selected: source sizes null, emitted sizes 0, emitted_hash null
 			ID: "project_claude", Kind: "project", Order: 3, RequestedPath: dir + "/CLAUDE.md", Path: dir + "/CLAUDE.md",
-			CanonicalPath: dir + "/CLAUDE.md", Audience: []string{"*"}, Delivery: "consumer", Origin: "discovered", Scope: dir,
+			CanonicalPath: dir + "/CLAUDE.md", Audience: []string{"*"}, Delivery: "consumer", Scope: dir,
 			Status: "missing", Reason: "missing", AudienceMatches: true, HashAlgorithm: "blake3",
+			EmittedBytes: zero, EmittedChars: zero, EmittedLines: zero, EmittedTokens: zero,
 		},
-		{ // missing: every size and hash null; the path keeps "./", so does canonical_path
+		{ // missing: source sizes and hashes null, emitted sizes 0; the path keeps "./", so does canonical_path
 			ID: "gone", Kind: "memory", Order: 5, RequestedPath: "./gone.md", Path: dir + "/./gone.md", CanonicalPath: dir + "/./gone.md",
 			Audience: []string{"*"}, Delivery: "consumer", Status: "missing", Reason: "missing", AudienceMatches: true, HashAlgorithm: "blake3",
+			EmittedBytes: zero, EmittedChars: zero, EmittedLines: zero, EmittedTokens: zero,
 		},
-		{ // not UTF-8: unreadable, sizes and hash null
+		{ // not UTF-8: unreadable, source sizes and hash null, emitted sizes 0
 			ID: "bad", Kind: "memory", Order: 6, RequestedPath: "bad.md", Path: dir + "/bad.md", CanonicalPath: dir + "/bad.md",
 			Audience: []string{"*"}, Delivery: "consumer", Status: "unreadable", Reason: "unreadable", AudienceMatches: true, HashAlgorithm: "blake3",
+			EmittedBytes: zero, EmittedChars: zero, EmittedLines: zero, EmittedTokens: zero,
 		},
 		{ // a directory: unreadable
 			ID: "dir", Kind: "memory", Order: 7, RequestedPath: "dir", Path: dir + "/dir", CanonicalPath: dir + "/dir",
 			Audience: []string{"*"}, Delivery: "consumer", Status: "unreadable", Reason: "unreadable", AudienceMatches: true, HashAlgorithm: "blake3",
+			EmittedBytes: zero, EmittedChars: zero, EmittedLines: zero, EmittedTokens: zero,
 		},
 		{ // empty: measured and hashed, emitted 0, emitted_hash null
 			ID: "empty", Kind: "memory", Order: 8, RequestedPath: "e.md", Path: dir + "/e.md", CanonicalPath: dir + "/e.md",
@@ -207,7 +211,8 @@ func TestInvalid(t *testing.T) {
 		wantErr string
 	}{
 		{"empty agent", func(o *manifest.Options) { o.Discover.Agent = " " }, "agent: must not be empty"},
-		{"empty project_dir", func(o *manifest.Options) { o.Discover.ProjectDir = "" }, "project_dir: must not be empty"},
+		// "" is the working directory; only space, tab, CR and LF is empty
+		{"empty project_dir", func(o *manifest.Options) { o.Discover.ProjectDir = " \t" }, "project_dir: must not be empty"},
 		{"empty native path", func(o *manifest.Options) { o.Discover.NativePaths = []string{""} }, "native_paths[0]: must not be empty"},
 		{"empty id", func(o *manifest.Options) { o.Discover.Extras = []discover.Extra{text("", "k", "t")} }, "sources[0].id: must not be empty"},
 		{"empty kind", func(o *manifest.Options) { o.Discover.Extras = []discover.Extra{text("x", "", "t")} }, "sources[0].kind: must not be empty"},
@@ -227,22 +232,22 @@ func TestInvalid(t *testing.T) {
 		}, `sources[1].id: duplicate source id "x"`},
 		{"budget matching nothing", func(o *manifest.Options) {
 			o.Discover.Extras = []discover.Extra{text("x", "k", "1")}
-			o.Budgets = manifest.Budgets{budget("nope", lim(1), nil)}
+			o.Budgets = manifest.Budgets{budget("nope", lim(1), noLimit)}
 		}, "budgets.nope: matches no source id or kind"},
 		{"negative max_chars", func(o *manifest.Options) {
 			o.Discover.Extras = []discover.Extra{text("x", "k", "1")}
-			o.Budgets = manifest.Budgets{budget("k", lim(-1), nil)}
+			o.Budgets = manifest.Budgets{budget("k", lim(-1), noLimit)}
 		}, "budgets.k: max_chars must be nonnegative"},
 		{"negative max_lines", func(o *manifest.Options) {
 			o.Discover.Extras = []discover.Extra{text("x", "k", "1")}
-			o.Budgets = manifest.Budgets{budget("x", nil, lim(-3))}
+			o.Budgets = manifest.Budgets{budget("x", noLimit, lim(-3))}
 		}, "budgets.x: max_lines must be nonnegative"},
 		{"budget defined twice", func(o *manifest.Options) {
 			o.Discover.Extras = []discover.Extra{text("x", "k", "1")}
-			o.Budgets = manifest.Budgets{budget("x", lim(1), nil), budget("x", lim(2), nil)}
+			o.Budgets = manifest.Budgets{budget("x", lim(1), noLimit), budget("x", lim(2), noLimit)}
 		}, "budgets.x: defined twice"},
 		{"budget naming a source that discovery is off for", func(o *manifest.Options) {
-			o.Budgets = manifest.Budgets{budget("project_agents", lim(1), nil)}
+			o.Budgets = manifest.Budgets{budget("project_agents", lim(1), noLimit)}
 		}, "budgets.project_agents: matches no source id or kind"},
 	}
 	for _, tt := range tests {
@@ -264,7 +269,7 @@ func TestInvalid(t *testing.T) {
 func TestBudgetErrorType(t *testing.T) {
 	t.Parallel()
 	o := opts(project(t, nil), text("x", "k", "1"))
-	o.Budgets = manifest.Budgets{budget("y", lim(1), nil)}
+	o.Budgets = manifest.Budgets{budget("y", lim(1), noLimit)}
 	_, err := manifest.Build(context.Background(), o)
 	var be *manifest.BudgetError
 	if !errors.As(err, &be) || be.Name != "y" {

@@ -4,6 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // SchemaVersion is the manifest format written by this package.
@@ -40,19 +44,20 @@ type Tool struct {
 	Version string `json:"version"`
 }
 
-// Limit is a budget limit; nil is unlimited (JSON null).
-type Limit = *int64
-
-// Budget limits the characters and lines emitted by the sources it applies to.
+// Budget limits the characters and lines emitted by the sources it applies
+// to; the zero Limit is unlimited (JSON null).
 type Budget struct {
-	MaxChars Limit `json:"max_chars"`
-	MaxLines Limit `json:"max_lines"`
+	MaxChars measure.Limit `json:"max_chars"`
+	MaxLines measure.Limit `json:"max_lines"`
 }
 
 // NamedBudget is a budget with its name: a source id or a kind.
 type NamedBudget struct {
 	Name string
 	Budget
+	// Where is where the budget was declared, for error messages
+	// ("ctx.toml:12"); it is not recorded.
+	Where string
 }
 
 // Budgets is an ordered map of budget name to limits, encoded as a JSON
@@ -133,61 +138,69 @@ func (fs *Fragments) UnmarshalJSON(data []byte) error {
 // order. Pointer fields are null when unknown: sizes of missing and
 // unreadable files, hashes not computed, unlimited limits.
 type Source struct {
-	ID              string   `json:"id"`
-	Kind            string   `json:"kind"`
-	Order           float64  `json:"order"`
-	RequestedPath   string   `json:"requested_path"`
-	Path            string   `json:"path"`
-	CanonicalPath   string   `json:"canonical_path"`
-	Audience        []string `json:"audience"`
-	Delivery        string   `json:"delivery"`
-	Origin          string   `json:"origin"`
-	Scope           string   `json:"scope"`
-	ConfigPath      string   `json:"config_path"`
-	NativeEvidence  string   `json:"native_evidence"`
-	Status          string   `json:"status"`
-	Included        bool     `json:"included"`
-	Reason          string   `json:"reason"`
-	DuplicateOf     string   `json:"duplicate_of"`
-	EquivalentTo    string   `json:"equivalent_to"`
-	Equivalence     string   `json:"equivalence"`
-	AudienceMatches bool     `json:"audience_matches"`
-	SourceBytes     *int     `json:"source_bytes"`
-	SourceChars     *int     `json:"source_chars"`
-	SourceLines     *int     `json:"source_lines"`
-	SourceTokens    *int     `json:"source_tokens"`
-	SourceHash      *string  `json:"source_hash"`
-	HashAlgorithm   string   `json:"hash_algorithm"`
-	EmittedBytes    *int     `json:"emitted_bytes"`
-	EmittedChars    *int     `json:"emitted_chars"`
-	EmittedLines    *int     `json:"emitted_lines"`
-	EmittedTokens   *int     `json:"emitted_tokens"`
-	EmittedHash     *string  `json:"emitted_hash"`
-	Truncated       bool     `json:"truncated"`
-	Budget          string   `json:"budget"`
-	MaxChars        Limit    `json:"max_chars"`
-	MaxLines        Limit    `json:"max_lines"`
-	OmittedChars    int      `json:"omitted_chars"`
-	OmittedLines    int      `json:"omitted_lines"`
+	ID              string            `json:"id"`
+	Kind            string            `json:"kind"`
+	Order           float64           `json:"order"`
+	RequestedPath   string            `json:"requested_path"`
+	Path            string            `json:"path"`
+	CanonicalPath   string            `json:"canonical_path"`
+	Audience        []string          `json:"audience"`
+	Delivery        discover.Delivery `json:"delivery"`
+	Origin          string            `json:"origin"`
+	Scope           string            `json:"scope"`
+	ConfigPath      string            `json:"config_path"`
+	NativeEvidence  string            `json:"native_evidence"`
+	Status          Status            `json:"status"`
+	Included        bool              `json:"included"`
+	Reason          Reason            `json:"reason"`
+	DuplicateOf     string            `json:"duplicate_of"`
+	EquivalentTo    string            `json:"equivalent_to"`
+	Equivalence     Reason            `json:"equivalence"`
+	AudienceMatches bool              `json:"audience_matches"`
+	SourceBytes     *int              `json:"source_bytes"`
+	SourceChars     *int              `json:"source_chars"`
+	SourceLines     *int              `json:"source_lines"`
+	SourceTokens    *int              `json:"source_tokens"`
+	SourceHash      *string           `json:"source_hash"`
+	HashAlgorithm   string            `json:"hash_algorithm"`
+	EmittedBytes    *int              `json:"emitted_bytes"`
+	EmittedChars    *int              `json:"emitted_chars"`
+	EmittedLines    *int              `json:"emitted_lines"`
+	EmittedTokens   *int              `json:"emitted_tokens"`
+	EmittedHash     *string           `json:"emitted_hash"`
+	Truncated       bool              `json:"truncated"`
+	Budget          string            `json:"budget"`
+	MaxChars        measure.Limit     `json:"max_chars"`
+	MaxLines        measure.Limit     `json:"max_lines"`
+	OmittedChars    int               `json:"omitted_chars"`
+	OmittedLines    int               `json:"omitted_lines"`
 }
+
+// Status is what reading a source found.
+type Status string
 
 // Statuses of a source.
 const (
-	StatusAvailable  = "available"
-	StatusEmpty      = "empty"
-	StatusMissing    = "missing"
-	StatusUnreadable = "unreadable"
+	StatusAvailable  Status = "available"
+	StatusEmpty      Status = "empty" // only space, tab, CR and LF
+	StatusMissing    Status = "missing"
+	StatusUnreadable Status = "unreadable" // a directory, special file, read error, too large, or not UTF-8
 )
 
-// Reasons for a decision.
+// Reason is why a source was included or not; same_path and same_content
+// also name an equivalence.
+type Reason string
+
+// Reasons for a decision (a missing, unreadable or empty source has its
+// status as its reason).
 const (
-	ReasonIncluded            = "included"
-	ReasonAudienceExcluded    = "audience_excluded"
-	ReasonNativeAutoload      = "native_autoload"
-	ReasonSamePath            = "same_path"
-	ReasonSameContent         = "same_content"
-	ReasonFallbackNotSelected = "fallback_not_selected"
-	ReasonBudgetExhausted     = "budget_exhausted"
+	ReasonIncluded            Reason = "included"
+	ReasonAudienceExcluded    Reason = "audience_excluded"
+	ReasonNativeAutoload      Reason = "native_autoload"
+	ReasonSamePath            Reason = "same_path"
+	ReasonSameContent         Reason = "same_content"
+	ReasonFallbackNotSelected Reason = "fallback_not_selected"
+	ReasonBudgetExhausted     Reason = "budget_exhausted"
 )
 
 // marshalObject encodes n key/value pairs as a JSON object, in order.
@@ -199,11 +212,11 @@ func marshalObject(n int, pair func(i int) (string, any)) ([]byte, error) {
 		if i > 0 {
 			buf.WriteByte(',')
 		}
-		k, err := marshal(key)
+		k, err := jsonenc.Compact(key)
 		if err != nil {
 			return nil, err
 		}
-		v, err := marshal(val)
+		v, err := jsonenc.Compact(val)
 		if err != nil {
 			return nil, err
 		}
@@ -213,16 +226,6 @@ func marshalObject(n int, pair func(i int) (string, any)) ([]byte, error) {
 	}
 	buf.WriteByte('}')
 	return buf.Bytes(), nil
-}
-
-func marshal(v any) ([]byte, error) {
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 func decodeObject(data []byte, each func(key string, d *json.Decoder) error) error {

@@ -3,6 +3,7 @@ package render_test
 import (
 	"bytes"
 	"context"
+	"github.com/ctxaudit/ctx/measure"
 	"path/filepath"
 	"testing"
 
@@ -48,8 +49,6 @@ func build(t *testing.T, budgets manifest.Budgets, extras ...discover.Extra) *ma
 
 func TestText(t *testing.T) {
 	t.Parallel()
-	two := int64(2)
-	zero := int64(0)
 	excluded := text("excl", "note", "not for corteza")
 	excluded.Audience = []string{"codex"}
 	native := text("nat", "note", "native")
@@ -68,9 +67,9 @@ func TestText(t *testing.T) {
 		{"bytes kept exactly", nil, []discover.Extra{text("a", "note", "\ufeffA\r\n"), text("b", "note", "  B\t")}, "\ufeffA\r\n\n\n  B\t"},
 		{"skipped rows leave no separator", nil,
 			[]discover.Extra{text("a", "note", "A"), text("e", "note", ""), excluded, native, text("dup", "note", "A"), text("b", "note", "B")}, "A\n\nB"},
-		{"truncated fragments", manifest.Budgets{{Name: "m", Budget: manifest.Budget{MaxChars: &two}}},
+		{"truncated fragments", manifest.Budgets{{Name: "m", Budget: manifest.Budget{MaxChars: measure.Max(2)}}},
 			[]discover.Extra{text("m", "note", "abcdef"), text("b", "note", "B")}, "ab\n\nB"},
-		{"budget_exhausted rows are left out", manifest.Budgets{{Name: "m", Budget: manifest.Budget{MaxLines: &zero}}},
+		{"budget_exhausted rows are left out", manifest.Budgets{{Name: "m", Budget: manifest.Budget{MaxLines: measure.Max(0)}}},
 			[]discover.Extra{text("a", "note", "A"), text("m", "note", "abcdef"), text("b", "note", "B")}, "A\n\nB"},
 	}
 	for _, tt := range tests {

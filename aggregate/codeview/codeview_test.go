@@ -210,27 +210,6 @@ func TestCanceled(t *testing.T) {
 	}
 }
 
-func TestFence(t *testing.T) {
-	for _, c := range []struct{ in, want string }{
-		{"x", "```go\nx\n```"},
-		{"a ``` b\n", "````go\na ``` b\n````"},
-		{"`````", "``````go\n`````\n``````"},
-		{"", "```go\n```"},
-	} {
-		if got := Fence(c.in, "go"); got != c.want {
-			t.Errorf("Fence(%q) = %q, want %q", c.in, got, c.want)
-		}
-	}
-}
-
-func TestCountLines(t *testing.T) {
-	for in, want := range map[string]int{"": 0, "a": 1, "a\n": 1, "a\nb": 2, "\n\n": 2} {
-		if got := CountLines([]byte(in)); got != want {
-			t.Errorf("CountLines(%q) = %d, want %d", in, got, want)
-		}
-	}
-}
-
 // A file that tree-sitter parses into one module-level ERROR node (Python
 // accepts it: the dedented continuation lines inside parentheses are legal)
 // still has the classes and functions tree-sitter recovered in its outline

@@ -123,5 +123,5 @@
 //     "variables:", "macros:" with symbol paths in source order.
 //   - Any other file: "**EXT** — N lines" (TEXT without an extension) and
 //     the first 8 non-blank lines, each cut at 200 bytes, in a fence longer
-//     than any backtick run inside (see [Fence]).
+//     than any backtick run inside (the same fence as every ctx view).
 package codeview

@@ -1,7 +1,6 @@
 package codeview
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"path/filepath"
@@ -11,7 +10,9 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/treesitter"
+	"github.com/ctxaudit/ctx/measure"
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 )
@@ -46,44 +47,8 @@ func Summary(ctx context.Context, path string, src []byte) string {
 	return textSummary(ext, src)
 }
 
-// CountLines counts lines the way Python's str.splitlines does for "\n"
-// endings: a final line without a newline counts, an empty file has none.
-func CountLines(src []byte) int {
-	if len(src) == 0 {
-		return 0
-	}
-	n := bytes.Count(src, []byte("\n"))
-	if src[len(src)-1] != '\n' {
-		n++
-	}
-	return n
-}
-
-// Fence wraps content in a Markdown code fence of backticks longer than the
-// longest backtick run inside it (at least three), with info as the info
-// string. A newline is added before the closing fence when content does not
-// end with one.
-func Fence(content, info string) string {
-	longest, run := 0, 0
-	for i := 0; i < len(content); i++ {
-		if content[i] == '`' {
-			run++
-			if run > longest {
-				longest = run
-			}
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
-	if content != "" && !strings.HasSuffix(content, "\n") {
-		content += "\n"
-	}
-	return fence + info + "\n" + content + fence
-}
-
 func header(kind string, src []byte) string {
-	return fmt.Sprintf("**%s** — %d lines", kind, CountLines(src))
+	return fmt.Sprintf("**%s** — %d lines", kind, measure.Lines(src))
 }
 
 // listLine renders "label: a, b, c", at most maxListItems names followed by
@@ -132,6 +97,12 @@ func sortedUniq(names []string) []string {
 
 // Text.
 
+// TextSummary is the summary of a file that has no structural summary:
+// "**EXT** — N lines" and a fenced preview of its first non-blank lines.
+func TextSummary(path string, src []byte) string {
+	return textSummary(strings.ToLower(filepath.Ext(path)), src)
+}
+
 func textSummary(ext string, src []byte) string {
 	kind := strings.ToUpper(strings.TrimPrefix(ext, "."))
 	info := strings.TrimPrefix(ext, ".")
@@ -160,7 +131,7 @@ func textSummary(ext string, src []byte) string {
 	if len(lines) == 0 {
 		return h
 	}
-	return h + "\n" + Fence(strings.Join(lines, "\n"), info)
+	return h + "\n" + mdtext.Fence(info, strings.Join(lines, "\n"))
 }
 
 // Markdown.

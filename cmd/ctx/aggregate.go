@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -14,8 +12,10 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
-	"github.com/ctxaudit/ctx/internal/config"
+	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // progressMin is the number of files from which ctx aggregate shows a
@@ -61,64 +61,57 @@ Examples:
 	}}
 }
 
-// aggSetup is ctx.toml turned into pipeline options.
-type aggSetup struct {
-	cfg  *config.Config
-	opts aggregate.Options
-	home string
-}
-
-// loadAggregate reads the configuration and applies --preset and the
-// positional paths (with --view when allowed).
-func loadAggregate(c *cli.Context, args []string, allowView bool) (*aggSetup, error) {
-	abs, home, cfg, err := loadConfig(c)
+// aggregateOptions loads the project and applies --preset and the
+// positional paths (with --view when allowed) to its aggregate options.
+func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.Options, error) {
+	p, err := loadProject(c)
 	if err != nil {
-		return nil, err
+		return aggregate.Options{}, err
 	}
-	s := &aggSetup{cfg: cfg, home: home, opts: aggregate.OptionsFromConfig(cfg, abs, home)}
+	o := p.AggregateOptions()
 	if name := c.String("preset"); c.IsSet("preset") {
 		if len(args) > 0 {
-			return nil, usagef("--preset and paths as arguments cannot be used together")
+			return o, usagef("--preset and paths as arguments cannot be used together")
 		}
 		userDir, _ := os.UserConfigDir()
-		presets, err := aggregate.LoadPresets(userDir, cfg.Aggregate.Presets)
+		presets, err := p.Presets(userDir)
 		if err != nil {
-			return nil, err
+			return o, err
 		}
-		p, ok := presets[name]
+		pr, ok := presets[name]
 		if !ok {
 			known := "none defined"
 			if names := aggregate.PresetNames(presets); len(names) > 0 {
 				known = "known: " + strings.Join(names, ", ")
 			}
-			return nil, usagef("--preset: no preset named %q (%s)", name, known)
+			return o, usagef("--preset: no preset named %q (%s)", name, known)
 		}
-		s.opts = p.Apply(s.opts)
+		o = pr.Apply(o)
 	}
 	var view aggregate.ViewMode
 	if allowView && c.IsSet("view") {
 		if view, err = aggregate.ParseViewMode(c.String("view")); err != nil || c.String("view") == "" {
-			return nil, usagef("--view: must be full, summary, skeleton, outline, masked, none or custom, not %q", c.String("view"))
+			return o, usagef("--view: must be full, summary, skeleton, outline, masked, none or custom, not %q", c.String("view"))
 		}
 		if len(args) == 0 {
-			return nil, usagef("--view applies to paths given as arguments, and none was given")
+			return o, usagef("--view applies to paths given as arguments, and none was given")
 		}
 	}
 	if len(args) > 0 {
 		// arguments replace the [files] paths and, like them, are relative
 		// to base_dir (the project directory unless configured)
-		s.opts.Files = nil
+		o.Files = nil
 		for _, a := range args {
 			if discover.Blank(a) {
-				return nil, usagef("paths must not be empty")
+				return o, usagef("paths must not be empty")
 			}
-			s.opts.Files = append(s.opts.Files, aggregate.FileItem{Path: a, ViewMode: view})
+			o.Files = append(o.Files, aggregate.FileItem{Path: a, ViewMode: view})
 		}
 	}
-	if len(s.opts.Files) == 0 {
-		return nil, usagef("no files: set paths in [files] of %s, pass --preset NAME, or give paths as arguments", config.FileName)
+	if len(o.Files) == 0 {
+		return o, usagef("no files: set paths in [files] of %s, pass --preset NAME, or give paths as arguments", config.FileName)
 	}
-	return s, nil
+	return o, nil
 }
 
 func (e *env) aggregate(c *cli.Context) error {
@@ -143,24 +136,23 @@ func (e *env) aggregate(c *cli.Context) error {
 			return usagef("--focus: must not be empty")
 		}
 	}
-	s, err := loadAggregate(c, args, true)
+	o, err := aggregateOptions(c, args, true)
 	if err != nil {
 		return err
 	}
-	o := s.opts
 	if strategy != "" {
 		o.Strategy = strategy
 	}
 	o.Focus = append(o.Focus, c.StringSlice("focus")...)
 	for _, f := range []struct {
 		name string
-		dst  *int
+		dst  *measure.Limit
 	}{{"max-tokens", &o.MaxTokens}, {"max-file-tokens", &o.MaxFileTokens}} {
 		if c.IsSet(f.name) {
 			if c.Int(f.name) < 1 {
 				return usagef("--%s: must be 1 or more, not %d", f.name, c.Int(f.name))
 			}
-			*f.dst = c.Int(f.name)
+			*f.dst = measure.Max(int64(c.Int(f.name)))
 		}
 	}
 	if c.Bool("stdout") || format == "json" {
@@ -183,7 +175,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	}
 	switch {
 	case format == "json":
-		return writeJSON(e.stdout, struct {
+		return jsonenc.Write(e.stdout, struct {
 			Items       []aggregate.Item       `json:"items"`
 			Screenshots []aggregate.Screenshot `json:"screenshots"`
 		}{res.Items, nonNil(res.Screenshots)})
@@ -193,6 +185,18 @@ func (e *env) aggregate(c *cli.Context) error {
 	}
 	_, err = fmt.Fprintln(e.stdout, filepath.ToSlash(relativeTo(res.OutputPath)))
 	return err
+}
+
+// relativeTo shows p relative to the working directory when it lies below it.
+func relativeTo(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
 }
 
 func nonNil[T any](s []T) []T {
@@ -223,18 +227,6 @@ func sliceName(sl aggregate.SliceResult) string {
 		return fmt.Sprintf("%q", sl.Tag)
 	}
 	return "(untagged)"
-}
-
-func writeJSON(w io.Writer, v any) error {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	if err := enc.Encode(v); err != nil {
-		return err
-	}
-	_, err := w.Write(b.Bytes())
-	return err
 }
 
 // progress is a progress bar on stderr, shown only when stderr is a

@@ -2,29 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/history"
-	"github.com/ctxaudit/ctx/internal/config"
-	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 )
-
-// historySection returns the Discussion History section for a body from
-// history.Markdown: the heading, the body and a final newline (the heading
-// alone for an empty body). ctx messages --format markdown prints it, and
-// ctx render ends with it when [discussion] is configured.
-func historySection(body string) string {
-	if body == "" {
-		return "## Discussion History\n"
-	}
-	return "## Discussion History\n\n" + body + "\n"
-}
 
 func messagesCommands(e *env) []*cli.Command {
 	return []*cli.Command{{
@@ -94,54 +80,46 @@ func (e *env) messages(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	name, in := c.Args().First(), e.stdin
-	if name == "" || name == "-" {
-		name = "<stdin>"
-	} else {
-		f, err := openRegular(name, name)
+	var req history.Request
+	if name := c.Args().First(); name == "" || name == "-" {
+		_, req, err = history.ReadRequest(e.stdin)
 		if err != nil {
-			return err
+			return fmt.Errorf("<stdin>: %w", err)
 		}
-		defer f.Close()
-		in = f
+	} else if _, req, err = history.ReadRequestFile(name); err != nil {
+		return fmt.Errorf("%s: %w", name, err)
 	}
-	_, req, err := readRequest(name, in)
-	if err != nil {
-		return err
-	}
-	var r history.AttachmentResolver
+	o := d.HistoryOptions()
+	o.CompactionPoints = req.CompactionPoints
 	if d.Attachments != nil {
 		dr, err := history.NewDirResolver(*d.Attachments, 0, 0)
 		if err != nil {
 			return usagef("--attachments: %v", err)
 		}
 		defer dr.Close()
-		r = dr
+		o.AttachmentResolver = dr
 	}
-	res, pressure, err := buildHistory(c.Context, req, d, r, nil)
+	res, err := history.Build(c.Context, req.Messages, o)
 	if err != nil {
 		return err
 	}
 	var out bytes.Buffer
 	if format == "markdown" {
-		out.WriteString(historySection(history.Markdown(res)))
+		out.WriteString(history.Section(res))
 	} else {
+		msgs := res.Messages
+		if msgs == nil {
+			msgs = []history.Message{}
+		}
 		doc := struct {
 			Messages []history.Message `json:"messages"`
-			Report   messagesReport    `json:"report"`
-		}{nonNil(res.Messages), messagesReport{res.Report, pressure}}
-		if err := writeJSON(&out, doc); err != nil {
+			Report   history.Report    `json:"report"`
+		}{msgs, res.Report}
+		if err := jsonenc.Write(&out, doc); err != nil {
 			return err
 		}
 	}
 	return e.output(c, out.Bytes())
-}
-
-// messagesReport is the report of ctx messages: the library's report, with
-// the pressure assessment when --tool-cleanup auto chose the mode.
-type messagesReport struct {
-	history.Report
-	Pressure *history.PressureAssessment `json:"pressure,omitempty"`
 }
 
 // discussionFlags turns the flags into the [discussion] options, checked
@@ -191,117 +169,3 @@ func discussionFlags(c *cli.Context) (*config.Discussion, error) {
 
 // flagName turns a [discussion] key into its flag name.
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
-
-// historyOptions turns [discussion] options into the library's options
-// (without the resolver, the compaction points and the cleanup mode).
-func historyOptions(d *config.Discussion, est measure.Estimator) history.Options {
-	var o history.Options
-	if d.Fixes {
-		o = o.WithFixes(0)
-	}
-	if d.MaxMessages != nil {
-		o.MaxContextMessageCount = history.Limit(*d.MaxMessages)
-	}
-	if d.MaxTokens != nil {
-		o.MaxContextTokens = *d.MaxTokens
-	}
-	if d.KeepToolRounds != nil {
-		o.KeepToolCallRounds = history.Limit(*d.KeepToolRounds)
-	}
-	o.PreserveToolCallMessageIDs = append([]string(nil), d.Preserve...)
-	o.SandboxMode = d.Sandbox
-	o.ModelSupportToolUseForFile = d.ToolUseForFiles
-	o.Estimator = est
-	fixes := []*bool{&o.PinSummary, &o.CutAtRoundBoundary, &o.NoLargerStubs, &o.KeepCurrentTurn,
-		&o.AttachmentAsOwnPart, &o.EscapeEnvelope, &o.FileSizeInBytes, &o.MarkMissingAttachments}
-	for i, src := range d.Bools() {
-		if *src != nil {
-			*fixes[i] = **src
-		}
-	}
-	if d.MaxErrorResultChars != nil {
-		o.MaxErrorResultChars = *d.MaxErrorResultChars
-	}
-	if d.MaxInlineBytes != nil {
-		o.MaxInlineBytes = *d.MaxInlineBytes
-	}
-	return o
-}
-
-// buildHistory builds req with the options of d, reading attachments with
-// r (nil: none can be read). With tool cleanup auto it measures the
-// selection first and returns the assessment.
-func buildHistory(ctx context.Context, req history.Request, d *config.Discussion, r history.AttachmentResolver, est measure.Estimator) (history.Result, *history.PressureAssessment, error) {
-	o := historyOptions(d, est)
-	o.CompactionPoints = req.CompactionPoints
-	o.AttachmentResolver = r
-	var pressure *history.PressureAssessment
-	switch d.ToolCleanup {
-	case "", "none":
-		o.ToolCleanupMode = history.CleanupNone
-	case "auto":
-		sel, err := history.SelectContextMessages(ctx, req.Messages, o)
-		if err != nil {
-			return history.Result{}, nil, err
-		}
-		po := history.PressureOptions{Estimator: est}
-		if d.ContextWindow != nil {
-			po.ContextWindow = *d.ContextWindow
-		}
-		if d.Threshold != nil {
-			po.CompactionThreshold = *d.Threshold
-		}
-		a, err := history.Pressure(ctx, sel, po)
-		if err != nil {
-			return history.Result{}, nil, err
-		}
-		pressure = &a
-		o.ToolCleanupMode = a.Level.ToolCleanupMode()
-	default:
-		o.ToolCleanupMode = history.ToolCleanupMode(d.ToolCleanup)
-	}
-	res, err := history.Build(ctx, req.Messages, o)
-	if err != nil {
-		return history.Result{}, nil, err
-	}
-	return res, pressure, nil
-}
-
-// openRegular opens path for reading, refusing directories and other
-// non-regular files (a FIFO would block); errors call it name.
-func openRegular(path, name string) (*os.File, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read: %w", name, unwrapPath(err))
-	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%s: cannot read: %w", name, unwrapPath(err))
-	}
-	if !st.Mode().IsRegular() {
-		f.Close()
-		if st.IsDir() {
-			return nil, fmt.Errorf("%s: is a directory", name)
-		}
-		return nil, fmt.Errorf("%s: not a regular file", name)
-	}
-	return f, nil
-}
-
-// readRequest reads at most history.MaxRequestBytes from r and decodes them
-// strictly; errors name the input and, for bad JSON, the position.
-func readRequest(name string, r io.Reader) ([]byte, history.Request, error) {
-	data, err := io.ReadAll(io.LimitReader(r, history.MaxRequestBytes+1))
-	if err != nil {
-		return nil, history.Request{}, fmt.Errorf("%s: cannot read: %w", name, unwrapPath(err))
-	}
-	if len(data) > history.MaxRequestBytes {
-		return nil, history.Request{}, fmt.Errorf("%s: larger than %d bytes", name, history.MaxRequestBytes)
-	}
-	req, err := history.DecodeRequest(bytes.NewReader(data))
-	if err != nil {
-		return nil, history.Request{}, fmt.Errorf("%s: %w", name, err)
-	}
-	return data, req, nil
-}

@@ -1,15 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
-	"os"
 	"strconv"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/internal/table"
+	"github.com/ctxaudit/ctx/config"
+	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
 // maxSliceFile bounds the file read by ctx slice add.
@@ -81,152 +81,45 @@ func (e *env) sliceAdd(c *cli.Context) error {
 	if err != nil {
 		return fmt.Errorf("%s: %v", file, err)
 	}
-	_, err = fmt.Fprintln(e.stdout, sliceTOML(s))
+	_, err = fmt.Fprintln(e.stdout, config.SliceTOML(s))
 	return err
 }
 
 func readCapped(file string, limit int64) ([]byte, error) {
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read: %w", file, unwrapPath(err))
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%s: cannot read: %w", file, unwrapPath(err))
-	}
-	if st.IsDir() {
+	data, _, err := fileio.Read(file, limit)
+	switch {
+	case errors.Is(err, fileio.ErrIsDir):
 		return nil, fmt.Errorf("%s: is a directory", file)
-	}
-	if st.Size() > limit {
+	case errors.Is(err, fileio.ErrNotRegular):
+		return nil, fmt.Errorf("%s: not a regular file", file)
+	case errors.Is(err, fileio.ErrTooLarge):
 		return nil, fmt.Errorf("%s: larger than %d bytes", file, limit)
+	case err != nil:
+		return nil, fmt.Errorf("%s: cannot read: %w", file, fileio.Cause(err))
 	}
-	buf := make([]byte, st.Size())
-	n, err := f.Read(buf)
-	for err == nil && n < len(buf) {
-		var m int
-		m, err = f.Read(buf[n:])
-		n += m
-	}
-	if n < len(buf) {
-		return nil, fmt.Errorf("%s: cannot read: %w", file, unwrapPath(err))
-	}
-	return buf, nil
-}
-
-// sliceTOML renders s as a one-line TOML inline table (TOML 1.0 inline
-// tables cannot span lines).
-func sliceTOML(s aggregate.Slice) string {
-	parts := []string{
-		fmt.Sprintf("start_line = %d", s.StartLine),
-		fmt.Sprintf("end_line = %d", s.EndLine),
-	}
-	if s.Tag != "" {
-		parts = append(parts, "tag = "+tomlString(s.Tag))
-	}
-	if s.Comment != "" {
-		parts = append(parts, "comment = "+tomlString(s.Comment))
-	}
-	parts = append(parts, "content_hash = "+tomlString(s.ContentHash))
-	parts = append(parts, fmt.Sprintf("anchor_lines = { before = %s, after = %s }",
-		tomlStrings(s.AnchorLines.Before), tomlStrings(s.AnchorLines.After)))
-	parts = append(parts, "fingerprint = "+tomlString(s.Fingerprint))
-	return "{ " + strings.Join(parts, ", ") + " }"
-}
-
-// tomlString quotes s as a TOML basic string.
-func tomlString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"':
-			b.WriteString(`\"`)
-		case r == '\\':
-			b.WriteString(`\\`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\u%04X`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
-
-func tomlStrings(l []string) string {
-	q := make([]string, len(l))
-	for i, s := range l {
-		q[i] = tomlString(s)
-	}
-	return "[" + strings.Join(q, ", ") + "]"
+	return data, nil
 }
 
 func (e *env) sliceCheck(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	s, err := loadAggregate(c, nil, false)
+	o, err := aggregateOptions(c, nil, false)
 	if err != nil {
 		return err
 	}
-	o := s.opts
-	// only entries with slices matter; their views are not needed
-	var files []aggregate.FileItem
-	for _, f := range o.Files {
-		if len(f.CustomSlices) > 0 {
-			f.ViewMode = aggregate.ViewNone
-			f.ForceFull = false
-			files = append(files, f)
-		}
-	}
-	if len(files) == 0 {
-		_, err := fmt.Fprintln(e.stdout, "no custom slices")
-		return err
-	}
-	o.Files, o.Screenshots, o.Strategy, o.SummaryOnly = files, nil, aggregate.StrategyFull, false
-	items, err := aggregate.BuildItems(c.Context, o)
+	r, err := aggregate.CheckSlices(c.Context, o)
 	if err != nil {
 		return err
 	}
-	var rows [][]string
-	orphaned, moved := 0, 0
-	for _, it := range items {
-		if it.Error != "" {
-			rows = append(rows, []string{it.Path, "", "", "", "error: " + it.Error})
-			orphaned += len(it.Settings().CustomSlices)
-			continue
-		}
-		for _, sl := range it.Slices {
-			now := "-"
-			if !sl.Orphaned() {
-				now = fmt.Sprintf("%d-%d", sl.NewStart, sl.NewEnd)
-			}
-			status := sl.Resolution
-			switch sl.Resolution {
-			case aggregate.ResolutionOrphaned:
-				orphaned++
-				status += ": " + sl.Reason
-			case aggregate.ResolutionMoved, aggregate.ResolutionAnchored, aggregate.ResolutionFuzzy:
-				moved++
-			}
-			rows = append(rows, []string{it.Path, sl.Tag, fmt.Sprintf("%d-%d", sl.OldStart, sl.OldEnd), now, status})
-		}
-	}
-	if err := table.Write(e.stdout, []string{"file", "tag", "lines", "now", "resolution"}, rows); err != nil {
+	if err := r.WriteTable(e.stdout); err != nil {
 		return err
 	}
-	if orphaned > 0 {
-		return &checkFailed{fmt.Sprintf("%d orphaned slice(s); re-pin them with 'ctx slice add'", orphaned)}
+	if r.Orphaned > 0 {
+		return &checkFailed{fmt.Sprintf("%d orphaned slice(s); re-pin them with 'ctx slice add'", r.Orphaned)}
 	}
-	if moved > 0 {
-		fmt.Fprintf(e.stderr, "ctx: hint: %d slice(s) moved; re-pin them with 'ctx slice add' to update their ranges\n", moved)
+	if r.Moved > 0 {
+		fmt.Fprintf(e.stderr, "ctx: hint: %d slice(s) moved; re-pin them with 'ctx slice add' to update their ranges\n", r.Moved)
 	}
 	return nil
 }

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"strconv"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/internal/table"
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 )
 
 func statsCommands(e *env) []*cli.Command {
@@ -33,11 +31,10 @@ func (e *env) stats(c *cli.Context) error {
 	if format != "table" && format != "json" {
 		return usagef("--format: must be table or json, not %q", format)
 	}
-	s, err := loadAggregate(c, args, false)
+	o, err := aggregateOptions(c, args, false)
 	if err != nil {
 		return err
 	}
-	o := s.opts
 	bar := e.progress("measuring")
 	o.Progress = bar.update
 	dirs, err := aggregate.Stats(c.Context, o)
@@ -46,28 +43,9 @@ func (e *env) stats(c *cli.Context) error {
 		return err
 	}
 	if format == "json" {
-		return writeJSON(e.stdout, struct {
+		return jsonenc.Write(e.stdout, struct {
 			Dirs []aggregate.DirStats `json:"dirs"`
 		}{nonNil(dirs)})
 	}
-	itoa := strconv.Itoa
-	var rows [][]string
-	for _, d := range dirs {
-		name := d.Dir + "/"
-		if d.Dir == "." {
-			name = "./"
-		}
-		rows = append(rows, []string{name, itoa(d.Files), itoa(d.Lines), itoa(d.Symbols), itoa(d.Bytes), itoa(d.Tokens), ""})
-		for _, f := range d.Entries {
-			note := ""
-			switch {
-			case f.Error != "":
-				note = "error: " + f.Error
-			case f.Binary:
-				note = "binary"
-			}
-			rows = append(rows, []string{"  " + f.Path, "", itoa(f.Lines), itoa(f.Symbols), itoa(f.Bytes), itoa(f.Tokens), note})
-		}
-	}
-	return table.Write(e.stdout, []string{"path", "files", "lines", "symbols", "bytes", "tokens", "note"}, rows)
+	return aggregate.WriteStatsTable(e.stdout, dirs)
 }

@@ -3,6 +3,9 @@ package config
 import (
 	"fmt"
 	"math"
+
+	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // Discussion is the [discussion] table: the message history that ctx render
@@ -125,12 +128,12 @@ func (d *Discussion) Check() (key, msg string) {
 }
 
 // decodeDiscussion decodes the [discussion] table.
-func decodeDiscussion(t Table, c *Config) error {
+func decodeDiscussion(t table, c *Config) error {
 	dt, ok, err := t.Sub("discussion")
 	if err != nil || !ok {
 		return err
 	}
-	d := &Discussion{Line: dt.Doc.Line(dt.Path)}
+	d := &Discussion{Line: dt.doc.Line(dt.Path)}
 	keys := []string{"history", "max_messages", "max_tokens", "tool_cleanup", "context_window", "threshold",
 		"keep_tool_rounds", "preserve", "attachments", "sandbox", "tool_use_for_files", "fixes"}
 	keys = append(keys, DiscussionBoolKeys...)
@@ -208,8 +211,52 @@ func decodeDiscussion(t Table, c *Config) error {
 		}
 	}
 	if key, msg := d.Check(); key != "" {
-		return dt.Doc.Errorf(dt.Path+"."+key, "%s", msg)
+		return dt.doc.Errorf(dt.Path+"."+key, "%s", msg)
 	}
 	c.Discussion = d
 	return nil
+}
+
+// HistoryOptions turns the [discussion] options (or the flags of ctx
+// messages, which share these keys) into history.Options, without a
+// resolver and compaction points, which come from the files: every fix with
+// fixes, then each fix key that is set, the limits, and the cleanup mode
+// with its pressure options.
+func (d *Discussion) HistoryOptions() history.Options {
+	var o history.Options
+	if d.Fixes {
+		o = o.WithFixes()
+	}
+	o.MaxContextMessageCount = measure.MaxOf(d.MaxMessages)
+	if d.MaxTokens != nil && *d.MaxTokens > 0 {
+		// 0 is no budget, as --max-tokens 0 is in every command
+		o.MaxContextTokens = measure.MaxOf(d.MaxTokens)
+	}
+	if d.KeepToolRounds != nil {
+		o.KeepToolCallRounds = history.Rounds(*d.KeepToolRounds)
+	}
+	o.PreserveToolCallMessageIDs = append([]string(nil), d.Preserve...)
+	o.SandboxMode = d.Sandbox
+	o.ModelSupportToolUseForFile = d.ToolUseForFiles
+	fixes := []*bool{&o.PinSummary, &o.CutAtRoundBoundary, &o.NoLargerStubs, &o.KeepCurrentTurn,
+		&o.AttachmentAsOwnPart, &o.EscapeEnvelope, &o.FileSizeInBytes, &o.MarkMissingAttachments}
+	for i, src := range d.Bools() {
+		if *src != nil {
+			*fixes[i] = **src
+		}
+	}
+	if d.MaxErrorResultChars != nil {
+		o.MaxErrorResultChars = *d.MaxErrorResultChars
+	}
+	if d.MaxInlineBytes != nil {
+		o.MaxInlineBytes = *d.MaxInlineBytes
+	}
+	o.ToolCleanupMode = history.ToolCleanupMode(d.ToolCleanup)
+	if d.ContextWindow != nil {
+		o.Pressure.ContextWindow = *d.ContextWindow
+	}
+	if d.Threshold != nil {
+		o.Pressure.CompactionThreshold = *d.Threshold
+	}
+	return o
 }

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
+
+	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
 // FileName is the configuration file looked up in the project directory.
@@ -79,59 +79,37 @@ type Audit struct {
 // Load reads path. When mustExist is false and the file does not exist, it
 // returns an empty Config and no error.
 func Load(path string, mustExist bool) (*Config, error) {
-	f, err := os.Open(path)
+	data, _, err := fileio.Read(path, MaxFileSize)
 	if err != nil {
 		if !mustExist && errors.Is(err, fs.ErrNotExist) {
 			return &Config{}, nil
 		}
-		return nil, &Error{File: path, Msg: "cannot read: " + pathErr(err)}
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, &Error{File: path, Msg: "cannot read: " + pathErr(err)}
-	}
-	if st.IsDir() {
-		return nil, &Error{File: path, Msg: "is a directory"}
-	}
-	if st.Size() > MaxFileSize {
-		return nil, &Error{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxFileSize)}
-	}
-	data := make([]byte, st.Size())
-	if _, err := readFull(f, data); err != nil {
-		return nil, &Error{File: path, Msg: "cannot read: " + pathErr(err)}
+		return nil, readError(path, err)
 	}
 	return Decode(path, data)
 }
 
-func readFull(f *os.File, b []byte) (int, error) {
-	n := 0
-	for n < len(b) {
-		m, err := f.Read(b[n:])
-		n += m
-		if err != nil {
-			return n, err
-		}
+// readError is the error of a failed fileio.Read of a configuration file.
+func readError(path string, err error) error {
+	switch {
+	case errors.Is(err, fileio.ErrIsDir):
+		return &Error{File: path, Msg: "is a directory"}
+	case errors.Is(err, fileio.ErrNotRegular):
+		return &Error{File: path, Msg: "not a regular file"}
+	case errors.Is(err, fileio.ErrTooLarge):
+		return &Error{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxFileSize)}
 	}
-	return n, nil
-}
-
-func pathErr(err error) string {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
+	return &Error{File: path, Msg: "cannot read: " + fileio.Cause(err).Error()}
 }
 
 // Decode decodes a configuration file's bytes; file names it in messages.
 func Decode(file string, data []byte) (*Config, error) {
-	d, err := Parse(file, data)
+	d, err := parseDoc(file, data)
 	if err != nil {
 		return nil, err
 	}
 	c := &Config{File: file}
-	t := d.Table()
+	t := d.table()
 	if err := t.CheckKeys("agent", "workspace_dir", "shared_path", "native_paths", "discover",
 		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion"); err != nil {
 		return nil, err
@@ -148,7 +126,7 @@ func Decode(file string, data []byte) (*Config, error) {
 	return c, nil
 }
 
-func decodeCore(t Table, c *Config) error {
+func decodeCore(t table, c *Config) error {
 	if s, ok, err := t.String("agent"); err != nil {
 		return err
 	} else if ok {
@@ -191,7 +169,7 @@ func decodeCore(t Table, c *Config) error {
 		}
 		for i, p := range l {
 			if isBlank(p) {
-				return t.Doc.Errorf(Index(t.Field("native_paths"), i), "must not be empty")
+				return t.doc.Errorf(indexKey(t.Field("native_paths"), i), "must not be empty")
 			}
 		}
 		c.NativePaths = append([]string{}, l...)
@@ -251,8 +229,8 @@ func decodeCore(t Table, c *Config) error {
 	return nil
 }
 
-func decodeSource(t Table) (Source, error) {
-	s := Source{Field: t.Path, Line: t.Doc.Line(t.Path)}
+func decodeSource(t table) (Source, error) {
+	s := Source{Field: t.Path, Line: t.doc.Line(t.Path)}
 	if err := t.CheckKeys("id", "kind", "path", "text", "audience", "delivery", "origin", "scope",
 		"config_path", "native_evidence", "order"); err != nil {
 		return s, err
@@ -263,7 +241,7 @@ func decodeSource(t Table) (Source, error) {
 			return "", err
 		}
 		if !ok {
-			return "", t.Doc.Errorf(t.Path, "missing %s", key)
+			return "", t.doc.Errorf(t.Path, "missing %s", key)
 		}
 		if isBlank(v) {
 			return "", t.Errorf(key, "must not be empty")
@@ -289,7 +267,7 @@ func decodeSource(t Table) (Source, error) {
 	case hasPath && hasText:
 		return s, t.Errorf("text", "set exactly one of path and text, not both")
 	case !hasPath && !hasText:
-		return s, t.Doc.Errorf(t.Path, "set exactly one of path and text")
+		return s, t.doc.Errorf(t.Path, "set exactly one of path and text")
 	case hasPath:
 		if isBlank(p) {
 			return s, t.Errorf("path", "must not be empty")
@@ -303,7 +281,7 @@ func decodeSource(t Table) (Source, error) {
 	} else if ok {
 		for i, a := range l {
 			if isBlank(a) {
-				return s, t.Doc.Errorf(Index(t.Field("audience"), i), "must not be empty")
+				return s, t.doc.Errorf(indexKey(t.Field("audience"), i), "must not be empty")
 			}
 		}
 		if len(l) == 0 {
@@ -342,8 +320,8 @@ func decodeSource(t Table) (Source, error) {
 	return s, nil
 }
 
-func decodeBudget(bt Table, name string) (Budget, error) {
-	b := Budget{Name: name, Line: bt.Doc.Line(bt.Field(name))}
+func decodeBudget(bt table, name string) (Budget, error) {
+	b := Budget{Name: name, Line: bt.doc.Line(bt.Field(name))}
 	t, _, err := bt.Sub(name)
 	if err != nil {
 		return b, err
@@ -365,7 +343,7 @@ func decodeBudget(bt Table, name string) (Budget, error) {
 
 // limit reads a nonnegative whole number or inf (TOML inf or the string
 // "inf"); nil means unlimited.
-func limit(t Table, key string, whole bool) (*int64, bool, error) {
+func limit(t table, key string, whole bool) (*int64, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
 		return nil, false, nil
@@ -411,13 +389,13 @@ func describeValue(v any) string {
 	return typeName(v)
 }
 
-func sortedByLine(t Table) []string {
+func sortedByLine(t table) []string {
 	names := make([]string, 0, len(t.M))
 	for k := range t.M {
 		names = append(names, k)
 	}
 	sortStrings(names, func(a, b string) bool {
-		la, lb := t.Doc.Line(t.Field(a)), t.Doc.Line(t.Field(b))
+		la, lb := t.doc.Line(t.Field(a)), t.doc.Line(t.Field(b))
 		if la != lb {
 			return la < lb
 		}
@@ -433,26 +411,4 @@ func isBlank(s string) bool {
 		}
 	}
 	return true
-}
-
-// Resolve joins a configured path to dir the way the manifest rules do:
-// a leading ~ expands to home, an absolute path stays, anything else is
-// joined without cleaning.
-func Resolve(dir, home, p string) string {
-	if p == "~" {
-		return home
-	}
-	if len(p) >= 2 && p[0] == '~' && p[1] == '/' {
-		return home + p[1:]
-	}
-	if filepath.IsAbs(p) {
-		return p
-	}
-	if dir == "" {
-		return p
-	}
-	if dir[len(dir)-1] == '/' {
-		return dir + p
-	}
-	return dir + "/" + p
 }

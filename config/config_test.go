@@ -160,7 +160,7 @@ func TestFractionalThreshold(t *testing.T) {
 
 func TestLines(t *testing.T) {
 	src := "a = 1\n\n[t]\nb = { c = 1, d = [1,\n 2] }\n[[arr]]\nx = 1\n[[arr]]\n\nx = 2\n[arr.sub]\ny = 3\n"
-	d, err := Parse("f.toml", []byte(src))
+	d, err := parseDoc("f.toml", []byte(src))
 	if err != nil {
 		t.Fatal(err)
 	}

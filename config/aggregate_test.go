@@ -1,4 +1,4 @@
-package aggregate
+package config
 
 import (
 	"os"
@@ -6,7 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxaudit/ctx/internal/config"
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 func TestPresets(t *testing.T) {
@@ -18,45 +19,45 @@ func TestPresets(t *testing.T) {
 	if err := os.WriteFile(PresetsFile(user), []byte(global), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg, err := config.Decode("ctx.toml", []byte("[presets.review]\ndescription = \"project review\"\nfiles = [{ path = \"a.py\", view_mode = \"skeleton\" }]\n"))
+	cfg, err := Decode("ctx.toml", []byte("[presets.review]\ndescription = \"project review\"\nfiles = [{ path = \"a.py\", view_mode = \"skeleton\" }]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ps, err := LoadPresets(user, cfg.Aggregate.Presets)
+	ps, err := cfg.Presets(user)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(PresetNames(ps), ","); got != "docs,review" {
+	if got := strings.Join(aggregate.PresetNames(ps), ","); got != "docs,review" {
 		t.Fatalf("names %s", got)
 	}
 	r := ps["review"]
-	if r.Scope != ScopeProject || r.Description != "project review" || len(r.Files) != 1 || r.Files[0].ViewMode != ViewSkeleton {
+	if r.Scope != aggregate.ScopeProject || r.Description != "project review" || len(r.Files) != 1 || r.Files[0].ViewMode != aggregate.ViewSkeleton {
 		t.Errorf("project preset does not override the global one: %+v", r)
 	}
 	d := ps["docs"]
-	if d.Scope != ScopeGlobal || !d.ScreenshotsSet {
+	if d.Scope != aggregate.ScopeGlobal || !d.ScreenshotsSet {
 		t.Errorf("global preset: %+v", d)
 	}
-	o := d.Apply(Options{Files: []FileItem{{Path: "x"}}, Screenshots: []string{"old.png"}})
+	o := d.Apply(aggregate.Options{Files: []aggregate.FileItem{{Path: "x"}}, Screenshots: []string{"old.png"}})
 	if len(o.Files) != 1 || o.Files[0].Path != "docs/**" || o.Screenshots[0] != "a.png" {
 		t.Errorf("applied: %+v", o)
 	}
-	o = r.Apply(Options{Screenshots: []string{"old.png"}})
+	o = r.Apply(aggregate.Options{Screenshots: []string{"old.png"}})
 	if o.Screenshots[0] != "old.png" {
 		t.Errorf("a preset without screenshots replaced them: %+v", o)
 	}
 	// no global file, and a broken one
-	if ps, err := LoadPresets(t.TempDir(), nil); err != nil || len(ps) != 0 {
+	if ps, err := (&Config{}).Presets(t.TempDir()); err != nil || len(ps) != 0 {
 		t.Errorf("no global file: %v %v", ps, err)
 	}
 	os.WriteFile(PresetsFile(user), []byte("[presets.x]\nfiles = 3\n"), 0o644)
-	if _, err := LoadPresets(user, nil); err == nil || !strings.Contains(err.Error(), "presets.toml:2: presets.x.files: must be") {
+	if _, err := (&Config{}).Presets(user); err == nil || !strings.Contains(err.Error(), "presets.toml:2: presets.x.files: must be") {
 		t.Errorf("broken global file: %v", err)
 	}
 }
 
-func TestOptionsFromConfig(t *testing.T) {
-	cfg, err := config.Decode("ctx.toml", []byte(`
+func TestAggregateOptions(t *testing.T) {
+	cfg, err := Decode("ctx.toml", []byte(`
 [files]
 base_dir = "src"
 paths = ["a.py", { path = "b.py", auto_aggregate = false, custom_slices = [{ start_line = 1, end_line = 1, anchor_lines = { before = ["x"] } }] }]
@@ -72,15 +73,19 @@ namespace = "proj"
 	if err != nil {
 		t.Fatal(err)
 	}
-	o := OptionsFromConfig(cfg, "/p", "/home/u")
+	o := cfg.AggregateOptions("/p", "/home/u")
 	if o.BaseDir != "/p/src" || o.ScreenshotBaseDir != "/p/src" || o.OutputDir != "/p/.ctx/out" || o.Namespace != "proj" ||
-		o.Strategy != StrategyFull || !o.SummaryOnly || len(o.Files) != 2 || !o.Files[1].NoAutoAggregate ||
+		o.Strategy != aggregate.StrategyFull || !o.SummaryOnly || len(o.Files) != 2 || !o.Files[1].NoAutoAggregate ||
 		o.Files[1].CustomSlices[0].AnchorLines.Before[0] != "x" || o.Screenshots[0] != "s.png" ||
-		o.MaxTokens != 4000 || o.MaxFileTokens != 500 {
+		o.MaxTokens != measure.Max(4000) || o.MaxFileTokens != measure.Max(500) {
 		t.Errorf("options: %+v", o)
 	}
-	o = OptionsFromConfig(&config.Config{}, "/p", "/home/u")
-	if o.BaseDir != "/p" || o.Namespace != DefaultNamespace || o.Files != nil || o.MaxTokens != 0 || o.MaxFileTokens != 0 {
+	o = (&Config{}).AggregateOptions("/p", "/home/u")
+	if o.BaseDir != "/p" || o.Namespace != aggregate.DefaultNamespace || o.Files != nil || o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() {
 		t.Errorf("defaults: %+v", o)
+	}
+	// the output directory is skipped also when a caller clears OutputDir
+	if len(o.SkipDirs) != 1 || o.SkipDirs[0] != "/p/.ctx/out" {
+		t.Errorf("SkipDirs = %v", o.SkipDirs)
 	}
 }

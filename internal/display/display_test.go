@@ -1,4 +1,4 @@
-package main
+package display
 
 import (
 	"os"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestDisplayPath(t *testing.T) {
+func TestPath(t *testing.T) {
 	dir := t.TempDir()
 	real := filepath.Join(dir, "real-home")
 	link := filepath.Join(dir, "home")
@@ -25,8 +25,8 @@ func TestDisplayPath(t *testing.T) {
 		{link + "/p/AGENTS.md", link, "~/p/AGENTS.md"},
 		{real + "/p/AGENTS.md", link, "~/p/AGENTS.md"},
 	} {
-		if got := displayPath(tc.p, tc.home); got != tc.want {
-			t.Errorf("displayPath(%q, %q) = %q, want %q", tc.p, tc.home, got, tc.want)
+		if got := Path(tc.p, tc.home); got != tc.want {
+			t.Errorf("Path(%q, %q) = %q, want %q", tc.p, tc.home, got, tc.want)
 		}
 	}
 }

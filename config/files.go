@@ -102,7 +102,7 @@ func oneOf(s string, valid []string) bool {
 }
 
 // decodeAggregate decodes the aggregation tables.
-func decodeAggregate(t Table, c *Config) error {
+func decodeAggregate(t table, c *Config) error {
 	a := &c.Aggregate
 	if ft, ok, err := t.Sub("files"); err != nil {
 		return err
@@ -119,7 +119,7 @@ func decodeAggregate(t Table, c *Config) error {
 		if err := st.CheckKeys("base_dir", "paths"); err != nil {
 			return err
 		}
-		s := &Screenshots{Line: st.Doc.Line(st.Path)}
+		s := &Screenshots{Line: st.doc.Line(st.Path)}
 		if s.BaseDir, err = optPath(st, "base_dir"); err != nil {
 			return err
 		}
@@ -134,7 +134,7 @@ func decodeAggregate(t Table, c *Config) error {
 		if err := ot.CheckKeys("output_dir", "namespace"); err != nil {
 			return err
 		}
-		o := &Output{Line: ot.Doc.Line(ot.Path)}
+		o := &Output{Line: ot.doc.Line(ot.Path)}
 		if o.OutputDir, err = optPath(ot, "output_dir"); err != nil {
 			return err
 		}
@@ -159,18 +159,18 @@ func decodeAggregate(t Table, c *Config) error {
 // DecodePresets decodes a presets file (the global presets.toml in the
 // user configuration directory): [presets.NAME] tables and nothing else.
 func DecodePresets(file string, data []byte) ([]Preset, error) {
-	d, err := Parse(file, data)
+	d, err := parseDoc(file, data)
 	if err != nil {
 		return nil, err
 	}
-	t := d.Table()
+	t := d.table()
 	if err := t.CheckKeys("presets"); err != nil {
 		return nil, err
 	}
 	return decodePresets(t)
 }
 
-func decodePresets(t Table) ([]Preset, error) {
+func decodePresets(t table) ([]Preset, error) {
 	pt, ok, err := t.Sub("presets")
 	if err != nil || !ok {
 		return nil, err
@@ -187,7 +187,7 @@ func decodePresets(t Table) ([]Preset, error) {
 		if err := st.CheckKeys("description", "files", "screenshots"); err != nil {
 			return nil, err
 		}
-		p := Preset{Name: name, Line: st.Doc.Line(st.Path)}
+		p := Preset{Name: name, Line: st.doc.Line(st.Path)}
 		if p.Description, _, err = st.String("description"); err != nil {
 			return nil, err
 		}
@@ -204,11 +204,11 @@ func decodePresets(t Table) ([]Preset, error) {
 	return out, nil
 }
 
-func decodeFiles(t Table) (*Files, error) {
+func decodeFiles(t table) (*Files, error) {
 	if err := t.CheckKeys("base_dir", "paths", "strategy", "summary_only", "max_tokens", "max_file_tokens"); err != nil {
 		return nil, err
 	}
-	f := &Files{Line: t.Doc.Line(t.Path)}
+	f := &Files{Line: t.doc.Line(t.Path)}
 	var err error
 	if f.BaseDir, err = optPath(t, "base_dir"); err != nil {
 		return nil, err
@@ -252,7 +252,7 @@ func decodeFiles(t Table) (*Files, error) {
 }
 
 // optPath reads an optional non-blank string.
-func optPath(t Table, key string) (*string, error) {
+func optPath(t table, key string) (*string, error) {
 	s, ok, err := t.String(key)
 	if err != nil || !ok {
 		return nil, err
@@ -265,14 +265,14 @@ func optPath(t Table, key string) (*string, error) {
 
 // pathList reads a string or an array of non-blank strings; the result is
 // non-nil when the key is present.
-func pathList(t Table, key string) ([]string, bool, error) {
+func pathList(t table, key string) ([]string, bool, error) {
 	l, ok, err := t.Strings(key)
 	if err != nil || !ok {
 		return nil, ok, err
 	}
 	for i, s := range l {
 		if isBlank(s) {
-			return nil, true, t.Doc.Errorf(Index(t.Field(key), i), "must not be empty")
+			return nil, true, t.doc.Errorf(indexKey(t.Field(key), i), "must not be empty")
 		}
 	}
 	if l == nil {
@@ -282,7 +282,7 @@ func pathList(t Table, key string) ([]string, bool, error) {
 }
 
 // fileEntries reads a string, or an array of strings and inline tables.
-func fileEntries(t Table, key string) ([]FileEntry, error) {
+func fileEntries(t table, key string) ([]FileEntry, error) {
 	v := t.M[key]
 	field := t.Field(key)
 	switch x := v.(type) {
@@ -290,25 +290,25 @@ func fileEntries(t Table, key string) ([]FileEntry, error) {
 		if isBlank(x) {
 			return nil, t.Errorf(key, "must not be empty")
 		}
-		return []FileEntry{{Field: field, Line: t.Doc.Line(field), Path: x}}, nil
+		return []FileEntry{{Field: field, Line: t.doc.Line(field), Path: x}}, nil
 	case []any:
 		out := make([]FileEntry, 0, len(x))
 		for i, e := range x {
-			p := Index(field, i)
+			p := indexKey(field, i)
 			switch y := e.(type) {
 			case string:
 				if isBlank(y) {
-					return nil, t.Doc.Errorf(p, "must not be empty")
+					return nil, t.doc.Errorf(p, "must not be empty")
 				}
-				out = append(out, FileEntry{Field: p, Line: t.Doc.Line(p), Path: y})
+				out = append(out, FileEntry{Field: p, Line: t.doc.Line(p), Path: y})
 			case map[string]any:
-				fe, err := decodeFileEntry(Table{Doc: t.Doc, Path: p, M: y})
+				fe, err := decodeFileEntry(table{doc: t.doc, Path: p, M: y})
 				if err != nil {
 					return nil, err
 				}
 				out = append(out, fe)
 			default:
-				return nil, t.Doc.Errorf(p, "must be a path or a table with a path, not %s", typeName(e))
+				return nil, t.doc.Errorf(p, "must be a path or a table with a path, not %s", typeName(e))
 			}
 		}
 		return out, nil
@@ -316,8 +316,8 @@ func fileEntries(t Table, key string) ([]FileEntry, error) {
 	return nil, t.Errorf(key, "must be a path or an array of paths and tables, not %s", typeName(v))
 }
 
-func decodeFileEntry(t Table) (FileEntry, error) {
-	fe := FileEntry{Field: t.Path, Line: t.Doc.Line(t.Path)}
+func decodeFileEntry(t table) (FileEntry, error) {
+	fe := FileEntry{Field: t.Path, Line: t.doc.Line(t.Path)}
 	if err := t.CheckKeys("path", "auto_aggregate", "force_full", "view_mode", "tier", "ast_mask",
 		"custom_slices", "ast_signatures", "ast_definitions"); err != nil {
 		return fe, err
@@ -327,7 +327,7 @@ func decodeFileEntry(t Table) (FileEntry, error) {
 		return fe, err
 	}
 	if !ok {
-		return fe, t.Doc.Errorf(t.Path, "missing path")
+		return fe, t.doc.Errorf(t.Path, "missing path")
 	}
 	if isBlank(p) {
 		return fe, t.Errorf("path", "must not be empty")
@@ -394,8 +394,8 @@ func decodeFileEntry(t Table) (FileEntry, error) {
 	return fe, nil
 }
 
-func decodeSlice(t Table) (SliceEntry, error) {
-	s := SliceEntry{Field: t.Path, Line: t.Doc.Line(t.Path)}
+func decodeSlice(t table) (SliceEntry, error) {
+	s := SliceEntry{Field: t.Path, Line: t.doc.Line(t.Path)}
 	if err := t.CheckKeys("start_line", "end_line", "tag", "comment", "content_hash", "anchor_lines", "fingerprint"); err != nil {
 		return s, err
 	}
@@ -408,7 +408,7 @@ func decodeSlice(t Table) (SliceEntry, error) {
 			return s, err
 		}
 		if !ok {
-			return s, t.Doc.Errorf(t.Path, "missing %s", kv.key)
+			return s, t.doc.Errorf(t.Path, "missing %s", kv.key)
 		}
 		if n < 1 || n > 1<<31-1 {
 			return s, t.Errorf(kv.key, "must be a line number (1 or more), not %d", n)

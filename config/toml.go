@@ -42,14 +42,14 @@ func (e *Error) Error() string {
 }
 
 // Doc is a parsed TOML document with the line of each key path.
-type Doc struct {
+type doc struct {
 	File  string
 	Root  map[string]any
 	lines map[string]int
 }
 
 // Parse parses data, read from file (used in messages only).
-func Parse(file string, data []byte) (*Doc, error) {
+func parseDoc(file string, data []byte) (*doc, error) {
 	root := map[string]any{}
 	if err := toml.Unmarshal(data, &root); err != nil {
 		var de *toml.DecodeError
@@ -65,14 +65,14 @@ func Parse(file string, data []byte) (*Doc, error) {
 		}
 		return nil, &Error{File: file, Msg: "invalid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")}
 	}
-	d := &Doc{File: file, Root: root, lines: map[string]int{}}
+	d := &doc{File: file, Root: root, lines: map[string]int{}}
 	d.indexLines(data)
 	return d, nil
 }
 
 // indexLines records the line of every key path, using the same path syntax
 // as Error.Field: dots between keys, [i] for array elements.
-func (d *Doc) indexLines(data []byte) {
+func (d *doc) indexLines(data []byte) {
 	var p unstable.Parser
 	p.Reset(data)
 	prefix := ""
@@ -122,7 +122,7 @@ func resolve(parts []string, arrayCount map[string]int) string {
 	return path
 }
 
-func (d *Doc) indexKeyValue(p *unstable.Parser, prefix string, e *unstable.Node) {
+func (d *doc) indexKeyValue(p *unstable.Parser, prefix string, e *unstable.Node) {
 	it := e.Key()
 	path := prefix
 	line := 0
@@ -140,7 +140,7 @@ func (d *Doc) indexKeyValue(p *unstable.Parser, prefix string, e *unstable.Node)
 	d.indexValue(p, path, e.Value(), line)
 }
 
-func (d *Doc) indexValue(p *unstable.Parser, path string, v *unstable.Node, line int) {
+func (d *doc) indexValue(p *unstable.Parser, path string, v *unstable.Node, line int) {
 	switch v.Kind {
 	case unstable.InlineTable:
 		it := v.Children()
@@ -172,7 +172,7 @@ func (d *Doc) indexValue(p *unstable.Parser, path string, v *unstable.Node, line
 	}
 }
 
-func (d *Doc) setLine(path string, line int) {
+func (d *doc) setLine(path string, line int) {
 	if _, ok := d.lines[path]; !ok && line > 0 {
 		d.lines[path] = line
 	}
@@ -180,7 +180,7 @@ func (d *Doc) setLine(path string, line int) {
 
 // Line returns the line where path is defined, or the line of its nearest
 // ancestor, or 0.
-func (d *Doc) Line(path string) int {
+func (d *doc) Line(path string) int {
 	for path != "" {
 		if l, ok := d.lines[path]; ok {
 			return l
@@ -195,7 +195,7 @@ func (d *Doc) Line(path string) int {
 }
 
 // Errorf returns an *Error for field path.
-func (d *Doc) Errorf(path, format string, args ...any) *Error {
+func (d *doc) Errorf(path, format string, args ...any) *Error {
 	return &Error{File: d.File, Line: d.Line(path), Field: path, Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -212,7 +212,7 @@ func quoteKey(k string) string {
 }
 
 // Join appends key to path with the quoting used in field names.
-func Join(path, key string) string {
+func joinKey(path, key string) string {
 	if path == "" {
 		return quoteKey(key)
 	}
@@ -220,31 +220,31 @@ func Join(path, key string) string {
 }
 
 // Index appends [i] to path.
-func Index(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
+func indexKey(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
 // Table is a TOML table being decoded, with its field path for messages.
-type Table struct {
-	Doc  *Doc
+type table struct {
+	doc  *doc
 	Path string
 	M    map[string]any
 }
 
 // Root returns the document's top-level table.
-func (d *Doc) Table() Table { return Table{Doc: d, M: d.Root} }
+func (d *doc) table() table { return table{doc: d, M: d.Root} }
 
 // Has reports whether key is set.
-func (t Table) Has(key string) bool { _, ok := t.M[key]; return ok }
+func (t table) Has(key string) bool { _, ok := t.M[key]; return ok }
 
 // Field returns the path of key.
-func (t Table) Field(key string) string { return Join(t.Path, key) }
+func (t table) Field(key string) string { return joinKey(t.Path, key) }
 
 // Errorf reports an error at key.
-func (t Table) Errorf(key, format string, args ...any) *Error {
-	return t.Doc.Errorf(t.Field(key), format, args...)
+func (t table) Errorf(key, format string, args ...any) *Error {
+	return t.doc.Errorf(t.Field(key), format, args...)
 }
 
 // CheckKeys rejects keys that are not in allowed, in sorted order.
-func (t Table) CheckKeys(allowed ...string) error {
+func (t table) CheckKeys(allowed ...string) error {
 	ok := map[string]bool{}
 	for _, a := range allowed {
 		ok[a] = true
@@ -259,26 +259,26 @@ func (t Table) CheckKeys(allowed ...string) error {
 		return nil
 	}
 	sort.Slice(bad, func(i, j int) bool {
-		return t.Doc.Line(t.Field(bad[i])) < t.Doc.Line(t.Field(bad[j])) || (t.Doc.Line(t.Field(bad[i])) == t.Doc.Line(t.Field(bad[j])) && bad[i] < bad[j])
+		return t.doc.Line(t.Field(bad[i])) < t.doc.Line(t.Field(bad[j])) || (t.doc.Line(t.Field(bad[i])) == t.doc.Line(t.Field(bad[j])) && bad[i] < bad[j])
 	})
 	return t.Errorf(bad[0], "unknown key (allowed: %s)", strings.Join(allowed, ", "))
 }
 
 // Sub returns the table at key; ok is false when the key is absent.
-func (t Table) Sub(key string) (Table, bool, error) {
+func (t table) Sub(key string) (table, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
-		return Table{}, false, nil
+		return table{}, false, nil
 	}
 	m, isMap := v.(map[string]any)
 	if !isMap {
-		return Table{}, true, t.Errorf(key, "must be a table, not %s", typeName(v))
+		return table{}, true, t.Errorf(key, "must be a table, not %s", typeName(v))
 	}
-	return Table{Doc: t.Doc, Path: t.Field(key), M: m}, true, nil
+	return table{doc: t.doc, Path: t.Field(key), M: m}, true, nil
 }
 
 // Tables returns the array of tables at key.
-func (t Table) Tables(key string) ([]Table, bool, error) {
+func (t table) Tables(key string) ([]table, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
 		return nil, false, nil
@@ -287,20 +287,20 @@ func (t Table) Tables(key string) ([]Table, bool, error) {
 	if !isArr {
 		return nil, true, t.Errorf(key, "must be an array of tables, not %s", typeName(v))
 	}
-	out := make([]Table, 0, len(arr))
+	out := make([]table, 0, len(arr))
 	for i, e := range arr {
 		m, isMap := e.(map[string]any)
-		p := Index(t.Field(key), i)
+		p := indexKey(t.Field(key), i)
 		if !isMap {
-			return nil, true, t.Doc.Errorf(p, "must be a table, not %s", typeName(e))
+			return nil, true, t.doc.Errorf(p, "must be a table, not %s", typeName(e))
 		}
-		out = append(out, Table{Doc: t.Doc, Path: p, M: m})
+		out = append(out, table{doc: t.doc, Path: p, M: m})
 	}
 	return out, true, nil
 }
 
 // String returns the string at key.
-func (t Table) String(key string) (string, bool, error) {
+func (t table) String(key string) (string, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
 		return "", false, nil
@@ -313,7 +313,7 @@ func (t Table) String(key string) (string, bool, error) {
 }
 
 // Bool returns the boolean at key.
-func (t Table) Bool(key string) (bool, bool, error) {
+func (t table) Bool(key string) (bool, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
 		return false, false, nil
@@ -326,7 +326,7 @@ func (t Table) Bool(key string) (bool, bool, error) {
 }
 
 // Number returns the number (integer or float) at key as a float64.
-func (t Table) Number(key string) (float64, bool, error) {
+func (t table) Number(key string) (float64, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
 		return 0, false, nil
@@ -341,7 +341,7 @@ func (t Table) Number(key string) (float64, bool, error) {
 }
 
 // Int returns the integer at key; a float with no fractional part counts.
-func (t Table) Int(key string) (int64, bool, error) {
+func (t table) Int(key string) (int64, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
 		return 0, false, nil
@@ -358,7 +358,7 @@ func (t Table) Int(key string) (int64, bool, error) {
 }
 
 // Strings returns a string or an array of strings at key as a list.
-func (t Table) Strings(key string) ([]string, bool, error) {
+func (t table) Strings(key string) ([]string, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
 		return nil, false, nil
@@ -371,7 +371,7 @@ func (t Table) Strings(key string) ([]string, bool, error) {
 		for i, e := range x {
 			s, isStr := e.(string)
 			if !isStr {
-				return nil, true, t.Doc.Errorf(Index(t.Field(key), i), "must be a string, not %s", typeName(e))
+				return nil, true, t.doc.Errorf(indexKey(t.Field(key), i), "must be a string, not %s", typeName(e))
 			}
 			out = append(out, s)
 		}

@@ -1,16 +1,13 @@
-package main
+package manifest_test
 
 import (
 	"context"
-	"flag"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/urfave/cli/v2"
-
 	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/internal/config"
+	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
@@ -25,7 +22,7 @@ func writeTree(t *testing.T, files map[string]string) string {
 func TestRowStatus(t *testing.T) {
 	for _, tc := range []struct {
 		it   aggregate.Item
-		want string
+		want aggregate.Status
 	}{
 		{aggregate.Item{Status: "ok", AutoAggregate: true}, "ok"},
 		{aggregate.Item{Status: "error", AutoAggregate: true}, "error"},
@@ -38,7 +35,7 @@ func TestRowStatus(t *testing.T) {
 		{aggregate.Item{Status: "ok", AutoAggregate: true, Degraded: "full → skeleton (max_tokens 1)", Fallback: "x"}, "degraded"},
 		{aggregate.Item{Status: "ok", AutoAggregate: true, Fallback: "skeleton view not supported"}, "fallback"},
 	} {
-		if got := rowStatus(&tc.it); got != tc.want {
+		if got := tc.it.RowStatus(); got != tc.want {
 			t.Errorf("%+v: got %q, want %q", tc.it, got, tc.want)
 		}
 	}
@@ -66,7 +63,7 @@ func TestFileRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows := fileRows(res)
+	rows := manifest.FileRows(res)
 	if len(rows) != 7 {
 		t.Fatalf("%d rows", len(rows))
 	}
@@ -132,29 +129,15 @@ func TestFileRows(t *testing.T) {
 	}
 }
 
-func cliContext(t *testing.T, config string) *cli.Context {
-	t.Helper()
-	set := flag.NewFlagSet("test", flag.ContinueOnError)
-	set.String("config", "", "")
-	if config != "" {
-		if err := set.Set("config", config); err != nil {
-			t.Fatal(err)
-		}
-	}
-	c := cli.NewContext(&cli.App{}, set, nil)
-	c.Context = context.Background()
-	return c
-}
-
-func TestAddFiles(t *testing.T) {
+func TestBuildFiles(t *testing.T) {
 	dir := writeTree(t, map[string]string{"src/a.py": "A = 1\n", "AGENTS.md": "rules\n"})
-	cfg, err := config.Decode(filepath.Join(dir, "ctx.toml"), []byte("[files]\nbase_dir = \"src\"\npaths = [\"a.py\"]\n"))
-	if err != nil {
-		t.Fatal(err)
+	none := func(string) string { return "" }
+	opts := manifest.Options{
+		Discover: discover.Options{Agent: "codex", ProjectDir: dir, SharedMode: discover.SharedDisabled, Getenv: none},
+		Files:    &aggregate.Options{BaseDir: filepath.Join(dir, "src"), Files: []aggregate.FileItem{{Path: "a.py"}}},
 	}
-	s := &setup{projectDir: dir, cfg: cfg}
-	m := &manifest.Manifest{Sources: []manifest.Source{{ID: "x", Included: true}}, Fragments: manifest.Fragments{{ID: "x", Text: "rules\n"}}}
-	if err := addFiles(cliContext(t, ""), s, m); err != nil {
+	m, err := manifest.Build(context.Background(), opts)
+	if err != nil {
 		t.Fatal(err)
 	}
 	if len(m.Files) != 1 || m.Files[0].Path != "a.py" || len(m.Sections) != 1 || m.Sections[0].ID != manifest.SectionFiles {
@@ -169,18 +152,17 @@ func TestAddFiles(t *testing.T) {
 		t.Errorf("render %q", got)
 	}
 
-	// no [files] and no [screenshots]: nothing is added
-	m2 := &manifest.Manifest{}
-	if err := addFiles(cliContext(t, ""), &setup{projectDir: dir, cfg: &config.Config{}}, m2); err != nil || m2.Files != nil || m2.Sections != nil {
-		t.Errorf("without [files]: %v, %+v", err, m2)
+	// no files: nothing is added
+	opts.Files = nil
+	if m2, err := manifest.Build(context.Background(), opts); err != nil || m2.Files != nil || m2.Sections != nil {
+		t.Errorf("without files: %v, %+v", err, m2)
 	}
 
 	// cancellation stops the run
-	c := cliContext(t, "")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	c.Context = ctx
-	if err := addFiles(c, s, &manifest.Manifest{}); err == nil {
-		t.Error("a cancelled context did not stop addFiles")
+	opts.Files = &aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "src/a.py"}}}
+	if _, err := manifest.Build(ctx, opts); err == nil {
+		t.Error("a cancelled context did not stop Build")
 	}
 }

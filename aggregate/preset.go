@@ -1,0 +1,44 @@
+package aggregate
+
+import "sort"
+
+// DefaultOutputDir is where numbered outputs go when no output directory is
+// configured, relative to the project directory.
+const DefaultOutputDir = ".ctx/out"
+
+// Preset scopes.
+const (
+	ScopeGlobal  = "global"
+	ScopeProject = "project"
+)
+
+// Preset is a named, reusable file set.
+type Preset struct {
+	Name        string     `json:"name"`
+	Description string     `json:"description,omitempty"`
+	Scope       string     `json:"scope"` // global or project
+	Files       []FileItem `json:"files"`
+	// Screenshots replace the configured ones when ScreenshotsSet.
+	Screenshots    []string `json:"screenshots,omitempty"`
+	ScreenshotsSet bool     `json:"-"`
+}
+
+// Apply returns o with the preset's files (and screenshots, when the
+// preset sets them).
+func (p Preset) Apply(o Options) Options {
+	o.Files = append([]FileItem(nil), p.Files...)
+	if p.ScreenshotsSet {
+		o.Screenshots = append([]string(nil), p.Screenshots...)
+	}
+	return o
+}
+
+// PresetNames returns the names of presets, sorted.
+func PresetNames(presets map[string]Preset) []string {
+	names := make([]string, 0, len(presets))
+	for n := range presets {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	return names
+}

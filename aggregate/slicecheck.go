@@ -1,0 +1,89 @@
+package aggregate
+
+import (
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/ctxaudit/ctx/internal/table"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// SliceCheck is the outcome of [CheckSlices].
+type SliceCheck struct {
+	// Items are the files of the entries that have custom slices, with
+	// Slices resolved against the current files.
+	Items []Item
+	// Orphaned counts the slices that could not be found (all the slices of
+	// a file that could not be read); Moved those found elsewhere (moved,
+	// anchored or fuzzy).
+	Orphaned, Moved int
+}
+
+// CheckSlices resolves the custom slices of the entries of opts.Files that
+// have any, against the current files, without rendering views.
+func CheckSlices(ctx context.Context, opts Options) (*SliceCheck, error) {
+	var files []FileItem
+	for _, f := range opts.Files {
+		if len(f.CustomSlices) > 0 {
+			f.ViewMode = ViewNone
+			f.ForceFull = false
+			files = append(files, f)
+		}
+	}
+	r := &SliceCheck{}
+	if len(files) == 0 {
+		return r, nil
+	}
+	opts.Files, opts.Screenshots, opts.Strategy, opts.SummaryOnly = files, nil, StrategyFull, false
+	opts.Tier3, opts.Focus, opts.MaxTokens, opts.MaxFileTokens = false, nil, measure.Limit{}, measure.Limit{}
+	items, err := BuildItems(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	r.Items = items
+	for _, it := range items {
+		if it.Error != "" {
+			r.Orphaned += len(it.file.CustomSlices)
+			continue
+		}
+		for _, sl := range it.Slices {
+			switch sl.Resolution {
+			case ResolutionOrphaned:
+				r.Orphaned++
+			case ResolutionMoved, ResolutionAnchored, ResolutionFuzzy:
+				r.Moved++
+			}
+		}
+	}
+	return r, nil
+}
+
+// WriteTable writes the check as `ctx slice check` prints it: file, tag,
+// recorded lines, lines now and resolution, a row per slice (one row for a
+// file that could not be read); "no custom slices" when there are none.
+func (r *SliceCheck) WriteTable(w io.Writer) error {
+	if len(r.Items) == 0 {
+		_, err := fmt.Fprintln(w, "no custom slices")
+		return err
+	}
+	var rows [][]string
+	for _, it := range r.Items {
+		if it.Error != "" {
+			rows = append(rows, []string{it.Path, "", "", "", "error: " + it.Error})
+			continue
+		}
+		for _, sl := range it.Slices {
+			now := "-"
+			if !sl.Orphaned() {
+				now = fmt.Sprintf("%d-%d", sl.NewStart, sl.NewEnd)
+			}
+			status := string(sl.Resolution)
+			if sl.Orphaned() {
+				status += ": " + sl.Reason
+			}
+			rows = append(rows, []string{it.Path, sl.Tag, fmt.Sprintf("%d-%d", sl.OldStart, sl.OldEnd), now, status})
+		}
+	}
+	return table.Write(w, []string{"file", "tag", "lines", "now", "resolution"}, rows)
+}

@@ -1,0 +1,140 @@
+package config
+
+import (
+	"errors"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// FileItem converts a [files] paths entry (or a preset's files entry).
+func (e FileEntry) FileItem() aggregate.FileItem {
+	f := aggregate.FileItem{
+		Path:           e.Path,
+		ForceFull:      e.ForceFull,
+		ViewMode:       aggregate.ViewMode(e.ViewMode),
+		Tier:           e.Tier,
+		ASTSignatures:  e.ASTSignatures,
+		ASTDefinitions: e.ASTDefinitions,
+	}
+	if e.AutoAggregate != nil && !*e.AutoAggregate {
+		f.NoAutoAggregate = true
+	}
+	if len(e.ASTMask) > 0 {
+		f.ASTMask = make(map[string]string, len(e.ASTMask))
+		for k, v := range e.ASTMask {
+			f.ASTMask[k] = v
+		}
+	}
+	for _, s := range e.CustomSlices {
+		f.CustomSlices = append(f.CustomSlices, aggregate.Slice{
+			StartLine: s.StartLine, EndLine: s.EndLine, Tag: s.Tag, Comment: s.Comment,
+			ContentHash: s.ContentHash, Fingerprint: s.Fingerprint,
+			AnchorLines: aggregate.Anchors{Before: s.AnchorBefore, After: s.AnchorAfter},
+		})
+	}
+	return f
+}
+
+func fileItems(es []FileEntry) []aggregate.FileItem {
+	out := make([]aggregate.FileItem, len(es))
+	for i, e := range es {
+		out[i] = e.FileItem()
+	}
+	return out
+}
+
+// AggregateOptions turns the aggregation tables ([files], [screenshots],
+// [output]) into aggregate.Options. Relative directories resolve against
+// dir (the project directory) and a leading ~ against home, as every path
+// in ctx.toml does. Keys the file does not set keep their defaults:
+// base_dir the project directory, output_dir ".ctx/out", namespace "ctx",
+// strategy auto, no token limits.
+func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
+	o := aggregate.Options{
+		BaseDir:   dir,
+		OutputDir: discover.Join(dir, home, aggregate.DefaultOutputDir),
+		Namespace: aggregate.DefaultNamespace,
+		Strategy:  aggregate.StrategyAuto,
+	}
+	a := c.Aggregate
+	if f := a.Files; f != nil {
+		if f.BaseDir != nil {
+			o.BaseDir = discover.Join(dir, home, *f.BaseDir)
+		}
+		o.Files = fileItems(f.Paths)
+		if f.Strategy != nil {
+			o.Strategy = aggregate.Strategy(*f.Strategy)
+		}
+		if f.SummaryOnly != nil {
+			o.SummaryOnly = *f.SummaryOnly
+		}
+		o.MaxTokens = measure.MaxOf(f.MaxTokens)
+		o.MaxFileTokens = measure.MaxOf(f.MaxFileTokens)
+	}
+	o.ScreenshotBaseDir = o.BaseDir
+	if s := a.Screenshots; s != nil {
+		if s.BaseDir != nil {
+			o.ScreenshotBaseDir = discover.Join(dir, home, *s.BaseDir)
+		}
+		o.Screenshots = append([]string(nil), s.Paths...)
+	}
+	if out := a.Output; out != nil {
+		if out.OutputDir != nil {
+			o.OutputDir = discover.Join(dir, home, *out.OutputDir)
+		}
+		if out.Namespace != nil {
+			o.Namespace = *out.Namespace
+		}
+	}
+	// kept when a caller clears OutputDir (--stdout): earlier outputs must
+	// not feed back into the files section
+	o.SkipDirs = []string{o.OutputDir}
+	return o
+}
+
+// PresetsFile returns the user presets file in userConfigDir
+// (os.UserConfigDir()): {userConfigDir}/ctx/presets.toml.
+func PresetsFile(userConfigDir string) string {
+	return filepath.Join(userConfigDir, "ctx", "presets.toml")
+}
+
+// Presets returns the presets by name: the user's from
+// PresetsFile(userConfigDir) (when userConfigDir is not "" and the file
+// exists), overridden by same-named presets of c ([presets.NAME]).
+func (c *Config) Presets(userConfigDir string) (map[string]aggregate.Preset, error) {
+	out := map[string]aggregate.Preset{}
+	if userConfigDir != "" {
+		file := PresetsFile(userConfigDir)
+		data, _, err := fileio.Read(file, MaxFileSize)
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+		case err != nil:
+			return nil, readError(file, err)
+		default:
+			ps, err := DecodePresets(file, data)
+			if err != nil {
+				return nil, err
+			}
+			for _, p := range ps {
+				out[p.Name] = p.preset(aggregate.ScopeGlobal)
+			}
+		}
+	}
+	for _, p := range c.Aggregate.Presets {
+		out[p.Name] = p.preset(aggregate.ScopeProject)
+	}
+	return out, nil
+}
+
+func (p Preset) preset(scope string) aggregate.Preset {
+	return aggregate.Preset{
+		Name: p.Name, Description: p.Description, Scope: scope,
+		Files:       fileItems(p.Files),
+		Screenshots: append([]string(nil), p.Screenshots...), ScreenshotsSet: p.ScreenshotsSet,
+	}
+}

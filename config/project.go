@@ -1,0 +1,188 @@
+package config
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/audit"
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// ProjectOptions say which project to load. Every field may be left empty:
+// the defaults are those of the ctx command.
+type ProjectOptions struct {
+	// Dir is the project directory; "" is the working directory. A leading
+	// ~ expands to Home.
+	Dir string
+	// File is the configuration file; "" reads Dir/ctx.toml when it
+	// exists (no file is no error: every key keeps its default).
+	File string
+	// Home is the home directory; "" is the process's (os.UserHomeDir).
+	Home string
+	// Getenv reads the environment (AGENTS_GLOBAL_MD); nil is os.Getenv.
+	Getenv func(string) string
+}
+
+// Project is a project directory with its configuration: what every ctx
+// command starts from. Its methods turn the configuration into the options
+// of each stage; a caller may change those options before use, as the
+// command's flags do.
+type Project struct {
+	// Dir is the project directory, absolute with symlinks resolved.
+	Dir string
+	// Home and Getenv are those of ProjectOptions, with the defaults
+	// filled in.
+	Home   string
+	Getenv func(string) string
+	// Config is the decoded file; an empty Config when there is none.
+	Config *Config
+}
+
+// LoadProject resolves the project directory, which must exist, and reads
+// its configuration strictly: an error names the file, the line and the
+// field (*Error).
+func LoadProject(o ProjectOptions) (*Project, error) {
+	p := &Project{Home: o.Home, Getenv: o.Getenv}
+	if p.Home == "" {
+		p.Home, _ = os.UserHomeDir()
+	}
+	if p.Getenv == nil {
+		p.Getenv = os.Getenv
+	}
+	dir := o.Dir
+	if dir == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return nil, fmt.Errorf("cannot find the working directory: %w", err)
+		}
+		dir = wd
+	} else if discover.Blank(dir) {
+		return nil, &discover.Error{Field: "project_dir", Msg: "must not be empty"}
+	}
+	abs, err := discover.ProjectDir(dir, p.Home)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("project directory %s: not a directory", display.Path(dir, p.Home))
+	}
+	p.Dir = abs
+	if o.File != "" {
+		p.Config, err = Load(o.File, true)
+	} else {
+		p.Config, err = Load(relativeToWD(filepath.Join(abs, FileName)), false)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// relativeToWD shows p relative to the working directory when it lies
+// below it, so that messages name ./ctx.toml as "ctx.toml".
+func relativeToWD(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return p
+}
+
+// where names line of the configuration file for messages ("ctx.toml:12").
+func (p *Project) where(line int) string { return fmt.Sprintf("%s:%d", p.Config.File, line) }
+
+// ManifestOptions returns the options of manifest.Build for the project:
+// discovery (agent, workspace, shared file, natives, [[sources]]), the
+// budgets, the aggregated files when [files] or [screenshots] is present,
+// and the history when [discussion] is. The agent is "" when the file sets
+// none; the caller must then choose one.
+func (p *Project) ManifestOptions() manifest.Options {
+	c := p.Config
+	d := discover.Options{ProjectDir: p.Dir, Home: p.Home, Getenv: p.Getenv}
+	if c.Agent != nil {
+		d.Agent = *c.Agent
+	}
+	if c.WorkspaceDir != nil {
+		d.WorkspaceDir = *c.WorkspaceDir
+	}
+	switch {
+	case c.SharedPath.Set && c.SharedPath.Disabled:
+		d.SharedMode = discover.SharedDisabled
+	case c.SharedPath.Set:
+		d.SharedMode, d.SharedPath = discover.SharedPath, c.SharedPath.Path
+	}
+	d.NativePaths = append(d.NativePaths, c.NativePaths...)
+	if c.Discover != nil {
+		d.NoDiscover = !*c.Discover
+	}
+	for _, s := range c.Sources {
+		d.Extras = append(d.Extras, discover.Extra{
+			ID: s.ID, Kind: s.Kind, Path: s.Path, Text: s.Text, Audience: s.Audience,
+			Delivery: discover.Delivery(s.Delivery), Origin: s.Origin, Scope: s.Scope, ConfigPath: s.ConfigPath,
+			NativeEvidence: s.NativeEvidence, Order: s.Order, Where: p.where(s.Line),
+		})
+	}
+	o := manifest.Options{Discover: d}
+	for _, b := range c.Budgets {
+		o.Budgets = append(o.Budgets, manifest.NamedBudget{Name: b.Name, Where: p.where(b.Line),
+			Budget: manifest.Budget{MaxChars: measure.MaxOf(b.MaxChars), MaxLines: measure.MaxOf(b.MaxLines)}})
+	}
+	if c.Aggregate.Files != nil || c.Aggregate.Screenshots != nil {
+		f := p.AggregateOptions()
+		o.Files = &f
+	}
+	o.History = p.HistoryOptions()
+	return o
+}
+
+// AggregateOptions returns the options of aggregate.Run for the project
+// (see [Config.AggregateOptions]).
+func (p *Project) AggregateOptions() aggregate.Options {
+	return p.Config.AggregateOptions(p.Dir, p.Home)
+}
+
+// HistoryOptions returns how [discussion] builds the history, with its
+// paths resolved against the project directory; nil without [discussion].
+func (p *Project) HistoryOptions() *manifest.HistoryOptions {
+	d := p.Config.Discussion
+	if d == nil {
+		return nil
+	}
+	h := &manifest.HistoryOptions{
+		Path:    discover.Join(p.Dir, p.Home, d.History),
+		Name:    d.History,
+		Options: d.HistoryOptions(),
+		Where:   p.where(d.Line) + ": discussion",
+	}
+	if d.Attachments != nil {
+		h.AttachmentsDir = discover.Join(p.Dir, p.Home, *d.Attachments)
+	}
+	return h
+}
+
+// Thresholds returns the audit thresholds: [audit] over the defaults.
+func (p *Project) Thresholds() audit.Thresholds {
+	th := audit.DefaultThresholds()
+	if v := p.Config.Audit.LayerTokens; v != nil {
+		th.LayerTokens = *v
+	}
+	if v := p.Config.Audit.TotalTokens; v != nil {
+		th.TotalTokens = *v
+	}
+	return th
+}
+
+// Presets returns the presets of the project and of the user (see
+// [Config.Presets]).
+func (p *Project) Presets(userConfigDir string) (map[string]aggregate.Preset, error) {
+	return p.Config.Presets(userConfigDir)
+}

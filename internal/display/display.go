@@ -1,0 +1,28 @@
+// Package display shows host paths to people: the home directory as ~.
+package display
+
+import (
+	"path/filepath"
+	"strings"
+)
+
+// Path shows home as ~ and leaves everything else as it is. Paths under a
+// symlinked home, which ctx records resolved, are shown with ~ too.
+func Path(p, home string) string {
+	if home == "" || home == "/" {
+		return p
+	}
+	homes := []string{strings.TrimSuffix(home, "/")}
+	if r, err := filepath.EvalSymlinks(home); err == nil && r != homes[0] {
+		homes = append(homes, r)
+	}
+	for _, h := range homes {
+		if p == h {
+			return "~"
+		}
+		if strings.HasPrefix(p, h+"/") {
+			return "~" + p[len(h):]
+		}
+	}
+	return p
+}

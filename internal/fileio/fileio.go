@@ -1,0 +1,115 @@
+// Package fileio is the one bounded reader of ctx: every file ctx reads
+// (instruction sources, aggregated files, ctx.toml, .gitignore, history
+// files, attachments, stored manifests, presets) goes through [Read] or
+// [ReadIn].
+//
+// A read opens the file without blocking (so a FIFO cannot hang it), checks
+// the opened descriptor (not the path, so a file swapped for a FIFO between
+// a check and the open is still refused), refuses anything that is not a
+// regular file, compares the size with the limit before reading (a huge
+// sparse file is refused without being read), and reads at most limit bytes
+// (a file that grows while it is read is refused too).
+package fileio
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+)
+
+// Errors of [Read]. A missing file gives an error satisfying
+// errors.Is(err, fs.ErrNotExist).
+var (
+	// ErrIsDir: the path names a directory.
+	ErrIsDir = errors.New("is a directory")
+	// ErrNotRegular: the path names a FIFO, device, socket or other
+	// special file, which could block or never end.
+	ErrNotRegular = errors.New("not a regular file")
+	// ErrTooLarge is matched by every [*TooLargeError].
+	ErrTooLarge = errors.New("file too large")
+)
+
+// TooLargeError is a file over the limit: Size is its size when it was
+// opened, or -1 when it grew past the limit while it was read.
+type TooLargeError struct {
+	Size  int64
+	Limit int64
+}
+
+func (e *TooLargeError) Error() string {
+	if e.Size < 0 {
+		return fmt.Sprintf("grew past the limit of %d bytes", e.Limit)
+	}
+	return fmt.Sprintf("larger than %d bytes", e.Limit)
+}
+
+// Is makes errors.Is(err, ErrTooLarge) true.
+func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
+
+// Read reads the regular file at path, at most limit bytes (limit <= 0 means
+// no limit). It returns the file's information as opened.
+func Read(path string, limit int64) ([]byte, fs.FileInfo, error) {
+	return read(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, limit)
+}
+
+// ReadIn is [Read] of name inside root: name cannot lead outside root, by
+// ".." or by a symbolic link.
+func ReadIn(root *os.Root, name string, limit int64) ([]byte, fs.FileInfo, error) {
+	return read(func(flag int) (*os.File, error) { return root.OpenFile(name, flag, 0) }, limit)
+}
+
+func read(open func(flag int) (*os.File, error), limit int64) ([]byte, fs.FileInfo, error) {
+	f, err := open(os.O_RDONLY | nonBlock)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, err
+	}
+	switch {
+	case st.IsDir():
+		return nil, st, ErrIsDir
+	case !st.Mode().IsRegular():
+		return nil, st, ErrNotRegular
+	case limit > 0 && st.Size() > limit:
+		return nil, st, &TooLargeError{Size: st.Size(), Limit: limit}
+	}
+	var r io.Reader = f
+	if limit > 0 {
+		r = io.LimitReader(f, limit+1)
+	}
+	buf := make([]byte, 0, st.Size()+1)
+	for {
+		n, err := r.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, st, err
+		}
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+	}
+	if limit > 0 && int64(len(buf)) > limit {
+		return nil, st, &TooLargeError{Size: -1, Limit: limit}
+	}
+	return buf, st, nil
+}
+
+// Cause strips the operation and path from a *fs.PathError, so that
+// messages can name the file their own way (and never by a host path the
+// user did not give): "open /x/y: permission denied" becomes "permission
+// denied". Other errors are returned as they are.
+func Cause(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}

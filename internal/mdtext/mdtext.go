@@ -1,0 +1,50 @@
+// Package mdtext holds the markdown rules that several ctx pipelines share:
+// the code fence and inline code span that can hold any text, and the
+// heading of the discussion history section.
+package mdtext
+
+import "strings"
+
+// HistoryHeading starts the discussion history section, in the aggregate
+// document, in `ctx messages --format markdown` and in the rendered context.
+const HistoryHeading = "## Discussion History"
+
+// LongestRun returns the length of the longest run of the byte c in s.
+func LongestRun(s string, c byte) int {
+	longest, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	return longest
+}
+
+// Fence wraps text in a code fence of backticks longer than the longest
+// backtick run inside it (at least three), with info as the info string. A
+// newline is added before the closing fence when text does not end with one.
+func Fence(info, text string) string {
+	f := strings.Repeat("`", max(3, LongestRun(text, '`')+1))
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	return f + info + "\n" + text + f
+}
+
+// CodeSpan renders s as one inline code span: in single backticks, or,
+// when s holds backticks, in a longer run (padded with spaces when s starts
+// or ends with one), so that the span stays intact.
+func CodeSpan(s string) string {
+	n := LongestRun(s, '`')
+	if n == 0 {
+		return "`" + s + "`"
+	}
+	ticks := strings.Repeat("`", n+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return ticks + s + ticks
+}

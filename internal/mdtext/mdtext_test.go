@@ -1,0 +1,38 @@
+package mdtext
+
+import "testing"
+
+func TestFence(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"x", "```go\nx\n```"},
+		{"x\n", "```go\nx\n```"},
+		{"a ``` b\n", "````go\na ``` b\n````"},
+		{"`````", "``````go\n`````\n``````"},
+		{"", "```go\n```"},
+	} {
+		if got := Fence("go", c.in); got != c.want {
+			t.Errorf("Fence(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestCodeSpan(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"a.py", "`a.py`"},
+		{"a`b.py", "``a`b.py``"},
+		{"`a.py", "`` `a.py ``"},
+		{"a``b`", "``` a``b` ```"},
+	} {
+		if got := CodeSpan(c.in); got != c.want {
+			t.Errorf("CodeSpan(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestLongestRun(t *testing.T) {
+	for s, want := range map[string]int{"": 0, "abc": 0, "a`b": 1, "``a```": 3} {
+		if got := LongestRun(s, '`'); got != want {
+			t.Errorf("LongestRun(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

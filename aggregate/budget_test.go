@@ -3,9 +3,10 @@ package aggregate
 import (
 	"context"
 	"fmt"
-	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // budgetTree is a project with files of very different sizes: big.py

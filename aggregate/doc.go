@@ -57,8 +57,14 @@
 //	## Screenshots
 //	## Discussion History          (always last: the rest is a stable prefix)
 //
-// Each file block is "### `{label}`\n\n{body}" (a label holding backticks
-// is wrapped in a longer run of backticks); blocks are joined by
+// Each file block ([Item.Block]) is "### `{label}`\n\n{body}" (a label
+// holding backticks is wrapped in a longer run of backticks), where the body
+// is the view's text (Item.Content) in a code fence longer than any
+// backtick run inside it, for the views that have one (full, skeleton,
+// outline, masked, custom, errors), or the text as it is (summary, none,
+// binary). Item.Content, and so the items of `ctx aggregate --format json`
+// ([Result.WriteJSON]), hold the view's text as a runtime would embed it;
+// Item.Emitted measures the whole block. Blocks are joined by
 // "\n\n---\n\n". A screenshot block is "### `{label}`\n\n![{name}]({label})"
 // with the path relative to the screenshot base directory. The strategy
 // picks the files section: auto (summary when SummaryOnly), summarize (every

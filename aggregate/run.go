@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 
 	"os"
 	"path"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -632,4 +634,23 @@ func groupByDir[T any](list []T, pathOf func(T) string) []dirGroup[T] {
 type DirGroup struct {
 	Dir   string
 	Items []Item
+}
+
+// Document is the JSON document of a run (`ctx aggregate --format json`):
+// every item and screenshot, with its view text, sizes and hashes.
+type Document struct {
+	Items       []Item       `json:"items"`
+	Screenshots []Screenshot `json:"screenshots"`
+}
+
+// WriteJSON writes the [Document] of res to w.
+func (res *Result) WriteJSON(w io.Writer) error {
+	doc := Document{Items: res.Items, Screenshots: res.Screenshots}
+	if doc.Items == nil {
+		doc.Items = []Item{}
+	}
+	if doc.Screenshots == nil {
+		doc.Screenshots = []Screenshot{}
+	}
+	return jsonenc.Write(w, doc)
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -129,4 +130,15 @@ func WriteStatsTable(w io.Writer, dirs []DirStats) error {
 		}
 	}
 	return table.Write(w, []string{"path", "files", "lines", "symbols", "bytes", "tokens", "note"}, rows)
+}
+
+// WriteStatsJSON writes dirs as `ctx stats --format json` prints them:
+// {"dirs": [...]}.
+func WriteStatsJSON(w io.Writer, dirs []DirStats) error {
+	if dirs == nil {
+		dirs = []DirStats{}
+	}
+	return jsonenc.Write(w, struct {
+		Dirs []DirStats `json:"dirs"`
+	}{dirs})
 }

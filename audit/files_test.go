@@ -2,11 +2,11 @@ package audit_test
 
 import (
 	"fmt"
-	"github.com/ctxaudit/ctx/aggregate"
 	"math"
 	"reflect"
 	"testing"
 
+	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"

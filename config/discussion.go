@@ -57,13 +57,15 @@ type Discussion struct {
 	MaxInlineBytes         *int
 }
 
-// ToolCleanupModes are the valid values of tool_cleanup.
-var ToolCleanupModes = []string{"none", "stub-old-results", "auto"}
+// toolCleanupModes are the valid values of tool_cleanup.
+func toolCleanupModes() []string { return []string{"none", "stub-old-results", "auto"} }
 
-// DiscussionBoolKeys are the boolean keys of [discussion] that switch a
+// DiscussionBoolKeys returns the boolean keys of [discussion] that switch a
 // single fix, in documentation order.
-var DiscussionBoolKeys = []string{"pin_summary", "cut_at_round_boundary", "no_larger_stubs", "keep_current_turn",
-	"attachment_as_own_part", "escape_envelope", "file_size_in_bytes", "mark_missing_attachments"}
+func DiscussionBoolKeys() []string {
+	return []string{"pin_summary", "cut_at_round_boundary", "no_larger_stubs", "keep_current_turn",
+		"attachment_as_own_part", "escape_envelope", "file_size_in_bytes", "mark_missing_attachments"}
+}
 
 // Bools returns the pointers of the individual fix switches, in the order
 // of DiscussionBoolKeys.
@@ -90,11 +92,11 @@ func (d *Discussion) ints() []struct {
 // Check validates the option values (not History) and returns the key of
 // the first invalid one and what is wrong with it, or "", "". The rules:
 // counts and sizes are nonnegative, context_window is positive, threshold
-// is a fraction in (0, 1], tool_cleanup is one of ToolCleanupModes, and
+// is a fraction in (0, 1], tool_cleanup is none, stub-old-results or auto, and
 // context_window and threshold need tool_cleanup auto. The messages name no
 // syntax, so that ctx messages can report them for its flags.
 func (d *Discussion) Check() (key, msg string) {
-	if d.ToolCleanup != "" && !oneOf(d.ToolCleanup, ToolCleanupModes) {
+	if d.ToolCleanup != "" && !oneOf(d.ToolCleanup, toolCleanupModes()) {
 		return "tool_cleanup", fmt.Sprintf("must be none, stub-old-results or auto, not %q", d.ToolCleanup)
 	}
 	for _, kv := range d.ints() {
@@ -136,7 +138,7 @@ func decodeDiscussion(t table, c *Config) error {
 	d := &Discussion{Line: dt.doc.Line(dt.Path)}
 	keys := []string{"history", "max_messages", "max_tokens", "tool_cleanup", "context_window", "threshold",
 		"keep_tool_rounds", "preserve", "attachments", "sandbox", "tool_use_for_files", "fixes"}
-	keys = append(keys, DiscussionBoolKeys...)
+	keys = append(keys, DiscussionBoolKeys()...)
 	keys = append(keys, "max_error_result_chars", "max_inline_bytes")
 	if err := dt.CheckKeys(keys...); err != nil {
 		return err
@@ -201,8 +203,9 @@ func decodeDiscussion(t table, c *Config) error {
 		}
 		*kv.dst = b
 	}
+	boolKeys := DiscussionBoolKeys()
 	for i, dst := range d.Bools() {
-		b, ok, err := dt.Bool(DiscussionBoolKeys[i])
+		b, ok, err := dt.Bool(boolKeys[i])
 		if err != nil {
 			return err
 		}

@@ -1,10 +1,8 @@
-// Package config reads ctx.toml. Decoding is strict: malformed TOML, unknown
-// keys and values of the wrong type are errors that name the file, the line
-// (where known) and the field.
-//
-// A Doc is the parsed file plus the line of every key, so that each section's
-// decoder can report precise errors with the typed accessors in this package.
 package config
+
+// A doc is the parsed file plus the line of every key, so that each
+// section's decoder can report precise errors with the typed accessors
+// below.
 
 import (
 	"errors"
@@ -41,7 +39,7 @@ func (e *Error) Error() string {
 	return b.String()
 }
 
-// Doc is a parsed TOML document with the line of each key path.
+// doc is a parsed TOML document with the line of each key path.
 type doc struct {
 	File  string
 	Root  map[string]any
@@ -222,7 +220,7 @@ func joinKey(path, key string) string {
 // Index appends [i] to path.
 func indexKey(path string, i int) string { return fmt.Sprintf("%s[%d]", path, i) }
 
-// Table is a TOML table being decoded, with its field path for messages.
+// table is a TOML table being decoded, with its field path for messages.
 type table struct {
 	doc  *doc
 	Path string

@@ -197,7 +197,7 @@ func injectMessage(m *Message, pos int, contents map[string]readResult, o Option
 		ar.Index = index
 		index++
 		ar.Bytes = len(r.content)
-		ar.Lines = strings.Count(r.content, "\n") + 1
+		ar.Lines = jsLineCount(r.content)
 		ar.Status = AttachmentInlined
 		if truncated {
 			ar.Status = AttachmentTruncated
@@ -339,7 +339,7 @@ func (o Options) field(v string) string {
 // buildAttachment is the original's content block. It reports whether the
 // content was cut.
 func buildAttachment(index int, name, key, content string, o Options) (string, bool) {
-	lines := strings.Count(content, "\n") + 1
+	lines := jsLineCount(content)
 	size := jsLen(content)
 	if o.FileSizeInBytes {
 		size = len(content)
@@ -513,3 +513,9 @@ func injectSandbox(m *Message, pos int, o Options, rep *Report) {
 	}
 	mergeAttachmentText(m, blocks.String(), o)
 }
+
+// jsLineCount is the original's FILE_LINES: content.split("\n").length, so
+// "a\n" counts 2 and "" counts 1. It differs on purpose from measure.Lines,
+// the line count of every size ctx records; it is used only where the
+// envelope must match the original byte for byte.
+func jsLineCount(s string) int { return strings.Count(s, "\n") + 1 }

@@ -3,9 +3,10 @@ package history
 import (
 	"context"
 	"fmt"
-	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // benchConversation is n user/assistant rounds, each assistant message

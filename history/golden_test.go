@@ -4,9 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // realConversation is a fixed, realistic review session: a system prompt, a

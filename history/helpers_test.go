@@ -3,9 +3,10 @@ package history
 import (
 	"context"
 	"encoding/json"
-	"github.com/ctxaudit/ctx/measure"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // Fixture helpers: small constructors so each test reads as its conversation.
@@ -102,20 +103,6 @@ func firstText(m Message) string {
 		}
 	}
 	return ""
-}
-
-// allText joins the text of every text part of every message.
-func allText(ms []Message) string {
-	var b strings.Builder
-	for _, m := range ms {
-		for _, p := range m.ContentParts {
-			if p.Type == PartText {
-				b.WriteString(p.Text)
-				b.WriteByte('\n')
-			}
-		}
-	}
-	return b.String()
 }
 
 func findPart(m Message, t PartType) *ContentPart {

@@ -1,9 +1,11 @@
 package history
 
 import (
+	"io"
 	"strings"
 	"unicode"
 
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
@@ -87,4 +89,17 @@ func pyStrip(s string) string {
 	return strings.TrimFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f)
 	})
+}
+
+// WriteJSON writes r as `ctx messages` prints it: {"messages": [...],
+// "report": {...}}.
+func (r Result) WriteJSON(w io.Writer) error {
+	msgs := r.Messages
+	if msgs == nil {
+		msgs = []Message{}
+	}
+	return jsonenc.Write(w, struct {
+		Messages []Message `json:"messages"`
+		Report   Report    `json:"report"`
+	}{msgs, r.Report})
 }

@@ -4,10 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/ctxaudit/ctx/measure"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // genConversation returns a random conversation with unique ids, using

@@ -3,9 +3,10 @@ package history
 import (
 	"context"
 	"errors"
-	"github.com/ctxaudit/ctx/measure"
 	"slices"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // The reference's limit vectors: (count, max) -> (dropped, kept), for a

@@ -3,13 +3,13 @@ package manifest_test
 import (
 	"context"
 	"fmt"
-	"github.com/ctxaudit/ctx/measure"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // BenchmarkBuild builds a manifest of 200 file sources (a tenth of them

@@ -3,12 +3,12 @@ package manifest_test
 import (
 	"context"
 	"fmt"
-	"github.com/ctxaudit/ctx/measure"
 	"log"
 	"os"
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/render"
 )
 

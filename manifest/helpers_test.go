@@ -3,7 +3,6 @@ package manifest_test
 import (
 	"bytes"
 	"context"
-	"github.com/ctxaudit/ctx/measure"
 	"os"
 	"path/filepath"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/schemas/schematest"
 )
 

@@ -3,12 +3,12 @@ package render_test
 import (
 	"bytes"
 	"context"
-	"github.com/ctxaudit/ctx/measure"
 	"path/filepath"
 	"testing"
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/render"
 	"github.com/ctxaudit/ctx/schemas/schematest"
 )

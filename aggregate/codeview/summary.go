@@ -10,11 +10,12 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	toml "github.com/pelletier/go-toml/v2"
+	"github.com/pelletier/go-toml/v2/unstable"
+
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/treesitter"
 	"github.com/ctxaudit/ctx/measure"
-	toml "github.com/pelletier/go-toml/v2"
-	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 // maxListItems caps the names listed on one summary line.

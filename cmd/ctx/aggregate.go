@@ -14,7 +14,6 @@ import (
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
-	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -175,10 +174,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	}
 	switch {
 	case format == "json":
-		return jsonenc.Write(e.stdout, struct {
-			Items       []aggregate.Item       `json:"items"`
-			Screenshots []aggregate.Screenshot `json:"screenshots"`
-		}{res.Items, nonNil(res.Screenshots)})
+		return res.WriteJSON(e.stdout)
 	case c.Bool("stdout"):
 		_, err := io.WriteString(e.stdout, res.Markdown+"\n")
 		return err
@@ -197,13 +193,6 @@ func relativeTo(p string) string {
 		return r
 	}
 	return p
-}
-
-func nonNil[T any](s []T) []T {
-	if s == nil {
-		return []T{}
-	}
-	return s
 }
 
 // itemWarnings reports an item's problems on stderr.

@@ -9,7 +9,6 @@ import (
 
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/history"
-	"github.com/ctxaudit/ctx/internal/jsonenc"
 )
 
 func messagesCommands(e *env) []*cli.Command {
@@ -107,15 +106,7 @@ func (e *env) messages(c *cli.Context) error {
 	if format == "markdown" {
 		out.WriteString(history.Section(res))
 	} else {
-		msgs := res.Messages
-		if msgs == nil {
-			msgs = []history.Message{}
-		}
-		doc := struct {
-			Messages []history.Message `json:"messages"`
-			Report   history.Report    `json:"report"`
-		}{msgs, res.Report}
-		if err := jsonenc.Write(&out, doc); err != nil {
+		if err := res.WriteJSON(&out); err != nil {
 			return err
 		}
 	}
@@ -152,8 +143,9 @@ func discussionFlags(c *cli.Context) (*config.Discussion, error) {
 		v := c.String("attachments")
 		d.Attachments = &v
 	}
+	boolKeys := config.DiscussionBoolKeys()
 	for i, dst := range d.Bools() {
-		if name := flagName(config.DiscussionBoolKeys[i]); c.IsSet(name) {
+		if name := flagName(boolKeys[i]); c.IsSet(name) {
 			v := c.Bool(name)
 			*dst = &v
 		}

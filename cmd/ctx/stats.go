@@ -4,7 +4,6 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/internal/jsonenc"
 )
 
 func statsCommands(e *env) []*cli.Command {
@@ -43,9 +42,7 @@ func (e *env) stats(c *cli.Context) error {
 		return err
 	}
 	if format == "json" {
-		return jsonenc.Write(e.stdout, struct {
-			Dirs []aggregate.DirStats `json:"dirs"`
-		}{nonNil(dirs)})
+		return aggregate.WriteStatsJSON(e.stdout, dirs)
 	}
 	return aggregate.WriteStatsTable(e.stdout, dirs)
 }

@@ -1,0 +1,103 @@
+// Package archtest checks the layering of ctx's packages (docs/architecture.md):
+// which package may import which. It has no code, only this test.
+package archtest
+
+import (
+	"go/build"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"testing"
+)
+
+const module = "github.com/ctxaudit/ctx/"
+
+// root is the repository root (this file is internal/archtest/arch_test.go).
+func root(t *testing.T) string {
+	_, file, _, ok := runtime.Caller(0)
+	if !ok {
+		t.Fatal("no caller")
+	}
+	return filepath.Join(filepath.Dir(file), "..", "..")
+}
+
+// deps returns the module packages that pkg imports, directly or not,
+// without tests.
+func deps(t *testing.T, pkg string, memo map[string][]string) []string {
+	if d, ok := memo[pkg]; ok {
+		return d
+	}
+	memo[pkg] = nil // cycles cannot happen in Go, but be safe
+	p, err := build.Import(module+pkg, root(t), 0)
+	if err != nil {
+		t.Fatalf("%s: %v", pkg, err)
+	}
+	set := map[string]bool{}
+	for _, imp := range p.Imports {
+		if !strings.HasPrefix(imp, module) {
+			continue
+		}
+		d := strings.TrimPrefix(imp, module)
+		set[d] = true
+		for _, dd := range deps(t, d, memo) {
+			set[dd] = true
+		}
+	}
+	out := make([]string, 0, len(set))
+	for d := range set {
+		out = append(out, d)
+	}
+	sort.Strings(out)
+	memo[pkg] = out
+	return out
+}
+
+func TestLayers(t *testing.T) {
+	memo := map[string][]string{}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config"}
+	for _, tc := range []struct {
+		pkg     string
+		never   []string // packages pkg must not import, directly or not
+		because string
+	}{
+		{"aggregate", []string{"manifest", "history", "config", "discover", "audit", "render"}, "views know nothing of the record, the chat builder or ctx.toml"},
+		{"history", []string{"manifest", "aggregate", "config", "discover", "audit", "render"}, "the chat builder knows nothing of the record, the files or ctx.toml"},
+		{"discover", []string{"manifest", "aggregate", "history", "config", "audit", "render"}, "discovery lists candidates; manifest decides"},
+		{"manifest", []string{"config", "audit", "render"}, "library packages take options, never ctx.toml types"},
+		{"render", []string{"config", "audit"}, "render only reads a manifest"},
+		{"audit", []string{"config"}, "audit takes a manifest and thresholds"},
+		{"measure", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render"}, "sizes are the bottom layer"},
+	} {
+		for _, d := range deps(t, tc.pkg, memo) {
+			for _, n := range tc.never {
+				if d == n {
+					t.Errorf("%s imports %s: %s", tc.pkg, n, tc.because)
+				}
+			}
+		}
+	}
+	for _, pkg := range library {
+		for _, d := range deps(t, pkg, memo) {
+			if strings.HasPrefix(d, "cmd/") || strings.HasPrefix(d, "examples/") {
+				t.Errorf("library package %s imports %s", pkg, d)
+			}
+		}
+	}
+}
+
+// cmd/ctx maps flags to options and writes bytes: it must not format
+// tables, markdown or JSON documents itself, nor read files on its own.
+func TestCommandIsAShell(t *testing.T) {
+	p, err := build.Import(module+"cmd/ctx", root(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range p.Imports {
+		for _, banned := range []string{"internal/table", "internal/jsonenc", "internal/mdtext", "internal/display", "encoding/json"} {
+			if imp == module+banned || imp == banned {
+				t.Errorf("cmd/ctx imports %s: formatting belongs in the library", imp)
+			}
+		}
+	}
+}

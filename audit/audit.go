@@ -10,6 +10,7 @@ import (
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/profile"
 	"github.com/ctxaudit/ctx/render"
 )
 
@@ -51,6 +52,25 @@ const (
 	CodeOversizedTotal         Code = "oversized_total"
 )
 
+// Finding codes of an agent profile (manifest "profile"): the agent's own
+// limits and imports.
+const (
+	// CodeAgentTruncation: the agent itself keeps only part of the file,
+	// or none of it (Codex's shared 32 KiB); warning.
+	CodeAgentTruncation = Code(profile.CodeAgentTruncation)
+	// CodeImportCycle: imports that lead back to the importing file;
+	// warning.
+	CodeImportCycle = Code(profile.CodeImportCycle)
+	// CodeImportMissing: an import names a file that does not exist;
+	// warning.
+	CodeImportMissing = Code(profile.CodeImportMissing)
+	// CodeImportTooDeep: an import beyond the agent's five hops; info.
+	CodeImportTooDeep = Code(profile.CodeImportTooDeep)
+	// CodeOverAgentLimit: a file over the agent's documented limit
+	// (warning) or advice (info).
+	CodeOverAgentLimit = Code(profile.CodeOverAgentLimit)
+)
+
 // Default thresholds.
 const (
 	DefaultLayerTokens = 2000
@@ -76,6 +96,18 @@ type Finding struct {
 	RelatedID string   `json:"related_id"`
 }
 
+// NativeTotal is what the agent loads by itself: every native source that
+// is available to it and loaded in every session, as much of each as the
+// agent keeps.
+type NativeTotal struct {
+	Files  int `json:"files"`
+	Bytes  int `json:"bytes"`
+	Tokens int `json:"tokens"`
+	// Conditional counts the natives loaded only sometimes (applyTo,
+	// globs, agent-requested or manual rules), which are not in the total.
+	Conditional int `json:"conditional"`
+}
+
 // Report is the audit of one manifest.
 type Report struct {
 	// Manifest is the audited manifest.
@@ -85,8 +117,12 @@ type Report struct {
 	Thresholds Thresholds
 	Sources    []manifest.Source
 	Findings   []Finding
-	// Total is the size of the rendered text, separators included.
+	// Total is the size of the rendered text, separators included: what
+	// ctx sends.
 	Total measure.Sizes
+	// Native is what the agent loads by itself; the agent sees Native
+	// and Total.
+	Native NativeTotal
 }
 
 // Error is an invalid threshold.
@@ -163,7 +199,10 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 			add(s, CodeNativeEvidenceMissing, Warning, "")
 		}
 	}
-	// the aggregated files after the sources, before the total
+	// what the agent's profile found, then the aggregated files, before
+	// the total
+	rep.Findings = append(rep.Findings, profileFindings(m)...)
+	rep.Native = nativeTotal(m)
 	rep.Findings = append(rep.Findings, fileFindings(m)...)
 	text := []byte(render.Text(m))
 	rep.Total = measure.Measure(text, est)

@@ -7,6 +7,7 @@ import (
 	"math"
 
 	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/profile"
 )
 
 // FileName is the configuration file looked up in the project directory.
@@ -21,7 +22,9 @@ type Config struct {
 	// File is the path of the file as given (for messages); "" when none was read.
 	File string
 
-	Agent        *string
+	Agent *string
+	// Profile is the agent profile (package profile); nil when absent.
+	Profile      *string
 	WorkspaceDir *string
 	// SharedPath: Set false means the key is absent; Disabled means shared_path = false.
 	SharedPath  SharedPath
@@ -110,7 +113,7 @@ func Decode(file string, data []byte) (*Config, error) {
 	}
 	c := &Config{File: file}
 	t := d.table()
-	if err := t.CheckKeys("agent", "workspace_dir", "shared_path", "native_paths", "discover",
+	if err := t.CheckKeys("agent", "profile", "workspace_dir", "shared_path", "native_paths", "discover",
 		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion"); err != nil {
 		return nil, err
 	}
@@ -134,6 +137,14 @@ func decodeCore(t table, c *Config) error {
 			return t.Errorf("agent", "must not be empty")
 		}
 		c.Agent = &s
+	}
+	if s, ok, err := t.String("profile"); err != nil {
+		return err
+	} else if ok {
+		if _, err := profile.Parse(s); err != nil {
+			return t.Errorf("profile", "%v", err)
+		}
+		c.Profile = &s
 	}
 	if s, ok, err := t.String("workspace_dir"); err != nil {
 		return err

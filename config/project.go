@@ -12,6 +12,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/profile"
 )
 
 // ProjectOptions say which project to load. Every field may be left empty:
@@ -132,6 +133,9 @@ func (p *Project) ManifestOptions() manifest.Options {
 		})
 	}
 	o := manifest.Options{Discover: d}
+	if c.Profile != nil {
+		o.Profile = profile.Name(*c.Profile)
+	}
 	for _, b := range c.Budgets {
 		o.Budgets = append(o.Budgets, manifest.NamedBudget{Name: b.Name, Where: p.where(b.Line),
 			Budget: manifest.Budget{MaxChars: measure.MaxOf(b.MaxChars), MaxLines: measure.MaxOf(b.MaxLines)}})

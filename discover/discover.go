@@ -96,6 +96,18 @@ type Extra struct {
 	Where string
 }
 
+// Native is a file the agent loads by itself that an agent profile found
+// (package profile), with the rule that loads it.
+type Native struct {
+	// Path is absolute.
+	Path string
+	// Evidence is the agent's rule and where it is documented.
+	Evidence string
+	// Origin and Scope are recorded as they are ("profile:claude", a
+	// directory, "user").
+	Origin, Scope string
+}
+
 // Options are the inputs of discovery. Fields left empty get the defaults
 // of the ctx command: the working directory, the home directory and the
 // environment of the process.
@@ -108,7 +120,11 @@ type Options struct {
 	SharedMode   SharedMode
 	SharedPath   string // with SharedPath
 	NativePaths  []string
-	Extras       []Extra
+	// Natives are the files an agent profile loads; they follow the
+	// NativePaths natives, in load order, deduplicated with them by
+	// canonical path.
+	Natives []Native
+	Extras  []Extra
 	// NoDiscover turns off discovery: only natives and extras are listed.
 	NoDiscover bool
 	// Home is the home directory used to expand ~; "" is the process's
@@ -233,6 +249,19 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 			ID: "native:" + path, Kind: "native", RequestedPath: p, Path: path,
 			Audience: []string{"*"}, Delivery: DeliveryNative,
 			NativeEvidence: "native_paths argument",
+		})
+	}
+
+	for _, n := range opts.Natives {
+		key := Canonical(n.Path)
+		if seen[key] {
+			continue
+		}
+		seen[key] = true
+		list = append(list, Candidate{
+			ID: "native:" + n.Path, Kind: "native", RequestedPath: n.Path, Path: n.Path,
+			Audience: []string{"*"}, Delivery: DeliveryNative, Origin: n.Origin, Scope: n.Scope,
+			NativeEvidence: n.Evidence,
 		})
 	}
 

@@ -14,6 +14,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/version"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/profile"
 )
 
 // DefaultMaxSourceBytes bounds how much of one source file is read. A larger
@@ -40,6 +41,13 @@ type Options struct {
 	// History, when not nil, builds the discussion history last; nil builds
 	// none.
 	History *HistoryOptions
+	// Profile, when set, adds what that agent loads by itself as natives
+	// (package profile) and records it in Manifest.Profile; "" adds none,
+	// as the original does: nothing is inferred from the agent's name.
+	Profile profile.Name
+	// ProfileOptions configure the profile; Dir, Home and Getenv default
+	// to the project directory and Discover's home and environment.
+	ProfileOptions profile.Options
 }
 
 // BudgetError is an invalid budget.
@@ -97,7 +105,7 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 
 // buildSources is step 1 of Build: the instruction sources alone.
 func buildSources(ctx context.Context, opts Options) (*Manifest, error) {
-	disc, err := discover.Sources(ctx, opts.Discover)
+	disc, chain, err := Discover(ctx, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -141,6 +149,9 @@ func buildSources(ctx context.Context, opts Options) (*Manifest, error) {
 	}
 	if m.Fragments == nil {
 		m.Fragments = Fragments{}
+	}
+	if chain != nil {
+		m.Profile = profileRecord(chain, rows, est)
 	}
 	return m, nil
 }

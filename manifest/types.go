@@ -36,6 +36,8 @@ type Manifest struct {
 	History *History `json:"history,omitempty"`
 	// Sections are the rendered blocks after the instruction fragments.
 	Sections []Section `json:"sections,omitempty"`
+	// Profile records what the agent loads by itself (see [Profile]).
+	Profile *Profile `json:"profile,omitempty"`
 }
 
 // Tool describes the program that wrote the manifest.

@@ -104,11 +104,17 @@ func (e *env) discover(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := discover.Sources(c.Context, o.Discover)
+	res, chain, err := manifest.Discover(c.Context, o)
 	if err != nil {
 		return err
 	}
-	return discover.WriteTable(e.stdout, res, p.Home)
+	if err := discover.WriteTable(e.stdout, res, p.Home); err != nil {
+		return err
+	}
+	if chain != nil {
+		return chain.WriteTable(e.stdout, p.Home)
+	}
+	return nil
 }
 
 // build builds the manifest of the project and flags of c.

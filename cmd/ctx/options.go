@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
+	"unicode"
 
 	"github.com/urfave/cli/v2"
 
@@ -11,6 +13,7 @@ import (
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/profile"
 )
 
 // commonFlags are accepted by every command that builds a manifest.
@@ -18,7 +21,8 @@ func commonFlags() []cli.Flag {
 	return []cli.Flag{
 		&cli.StringFlag{Name: "project-dir", Aliases: []string{"C"}, Usage: "project `DIR` (default: the current directory)"},
 		&cli.StringFlag{Name: "config", Usage: "configuration `FILE` (default: DIR/ctx.toml when it exists)"},
-		&cli.StringFlag{Name: "agent", Usage: "consumer `NAME`, such as claude or codex"},
+		&cli.StringFlag{Name: "agent", Usage: "consumer `NAME`, such as claude or codex (default: the profile, else generic)"},
+		&cli.StringFlag{Name: "profile", Usage: "add what agent `NAME` loads by itself: " + profileNames()},
 		&cli.StringFlag{Name: "workspace", Usage: "workspace `DIR` holding USER.md and SOUL.md"},
 		&cli.StringFlag{Name: "shared", Usage: "shared instruction `PATH` (default: $AGENTS_GLOBAL_MD, then ~/.config/agents/GLOBAL.md)"},
 		&cli.BoolFlag{Name: "no-shared", Usage: "discover no shared file"},
@@ -45,14 +49,18 @@ func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) 
 	}
 	o := p.ManifestOptions()
 	d := &o.Discover
+	if c.IsSet("profile") {
+		name, err := profile.Parse(c.String("profile"))
+		if err != nil {
+			return nil, o, usagef("--profile: %v", err)
+		}
+		o.Profile = name
+	}
 	if c.IsSet("agent") {
 		d.Agent = c.String("agent")
-	}
-	if discover.Blank(d.Agent) {
-		if c.IsSet("agent") || p.Config.Agent != nil {
-			return nil, o, fmt.Errorf("agent: must not be empty")
+		if err := checkAgent(d.Agent); err != nil {
+			return nil, o, usagef("--agent: %v", err)
 		}
-		return nil, o, usagef("no agent: pass --agent NAME or set agent in %s", config.FileName)
 	}
 	if c.IsSet("workspace") {
 		d.WorkspaceDir = c.String("workspace")
@@ -76,6 +84,28 @@ func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) 
 		d.NoDiscover = true
 	}
 	return p, o, nil
+}
+
+func profileNames() string {
+	var names []string
+	for _, n := range profile.Names() {
+		names = append(names, string(n))
+	}
+	return strings.Join(names, ", ")
+}
+
+// checkAgent refuses agent names that cannot be a consumer name: blank, or
+// with space or control characters.
+func checkAgent(a string) error {
+	if discover.Blank(a) {
+		return fmt.Errorf("must not be empty (known agents: %s)", profileNames())
+	}
+	for _, r := range a {
+		if unicode.IsSpace(r) || unicode.IsControl(r) {
+			return fmt.Errorf("invalid agent name %q (known agents: %s)", a, profileNames())
+		}
+	}
+	return nil
 }
 
 // thresholds returns the audit thresholds of the project with the flags

@@ -1,0 +1,131 @@
+package manifest_test
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxaudit/ctx/audit"
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/profile"
+	"github.com/ctxaudit/ctx/render"
+)
+
+func reasons(m *manifest.Manifest) string {
+	var out []string
+	for _, s := range m.Sources {
+		id := s.ID
+		if strings.HasPrefix(id, "native:") {
+			id = "native:" + filepath.Base(id)
+		}
+		d := id + "=" + string(s.Reason)
+		if s.DuplicateOf != "" {
+			d += "(" + filepath.Base(s.DuplicateOf) + ")"
+		}
+		out = append(out, d)
+	}
+	return strings.Join(out, " ")
+}
+
+// A CLAUDE.md that is just "@AGENTS.md": with the claude profile, Claude
+// Code loads both by itself, so ctx sends neither and calls neither a
+// fallback; without a profile, the original's rule applies.
+func TestProfileClaudeImport(t *testing.T) {
+	dir := project(t, map[string]string{".git/HEAD": "", "CLAUDE.md": "@AGENTS.md\n", "AGENTS.md": "# Rules\nUse Go.\n"})
+	none := func(string) string { return "" }
+	o := manifest.Options{
+		Discover:       discover.Options{ProjectDir: dir, Home: dir, SharedMode: discover.SharedDisabled, Getenv: none},
+		Profile:        profile.Claude,
+		ProfileOptions: profile.Options{ManagedDir: filepath.Join(dir, "no-managed")},
+	}
+	m := build(t, o)
+	if m.Agent != "claude" {
+		t.Errorf("agent %q, want the profile's name", m.Agent)
+	}
+	want := "native:CLAUDE.md=native_autoload native:AGENTS.md=native_autoload project_agents=native_autoload(AGENTS.md) project_claude=native_autoload(CLAUDE.md)"
+	if got := reasons(m); got != want {
+		t.Errorf("decisions\n got  %s\nwant %s", got, want)
+	}
+	if render.Text(m) != "" {
+		t.Errorf("ctx sends %q, want nothing: the agent loads both files", render.Text(m))
+	}
+	p := m.Profile
+	if p == nil || p.Name != "claude" || len(p.Files) != 2 || p.Files[1].ImportedBy != p.Files[0].ID || p.Files[1].Import != "@AGENTS.md" ||
+		p.Files[1].LoadedBytes != 16 || p.Files[1].LoadedTokens != 4 || len(p.Issues) != 0 {
+		t.Errorf("profile record %+v", p)
+	}
+	rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Native.Files != 2 || rep.Native.Bytes != 11+16 || rep.Native.Tokens != 3+4 || rep.Total.Tokens != 0 {
+		t.Errorf("native %+v total %+v", rep.Native, rep.Total)
+	}
+	for _, f := range rep.Findings {
+		if f.Code == "fallback_not_selected" || f.Severity == audit.Warning {
+			t.Errorf("finding %+v", f)
+		}
+	}
+
+	// without a profile: the original's decisions, nothing inferred from
+	// the agent's name
+	o.Profile, o.Discover.Agent = "", "claude"
+	m = build(t, o)
+	if got := reasons(m); got != "project_agents=included project_claude=fallback_not_selected" || m.Profile != nil {
+		t.Errorf("no profile: %s %+v", got, m.Profile)
+	}
+	o.Discover.Agent = ""
+	if m = build(t, o); m.Agent != manifest.DefaultAgent {
+		t.Errorf("no agent, no profile: agent %q", m.Agent)
+	}
+}
+
+// Codex loads AGENTS.md and cuts the chain at 32 KiB: ctx records the cut
+// and the audit reports it with the bytes lost.
+func TestProfileCodexCut(t *testing.T) {
+	big := strings.Repeat("a", 30000) + "\n"
+	dir := project(t, map[string]string{".git/HEAD": "", "AGENTS.md": big, "sub/AGENTS.md": strings.Repeat("b", 5000)})
+	none := func(string) string { return "" }
+	m := build(t, manifest.Options{
+		Discover: discover.Options{ProjectDir: filepath.Join(dir, "sub"), Home: dir, SharedMode: discover.SharedDisabled, Getenv: none},
+		Profile:  profile.Codex,
+	})
+	if got := reasons(m); !strings.HasPrefix(got, "native:AGENTS.md=native_autoload native:AGENTS.md=native_autoload") {
+		t.Errorf("decisions %s", got)
+	}
+	p := m.Profile
+	if len(p.Files) != 2 || p.Files[1].LoadedBytes != 32768-30001 || p.Files[1].CutBytes != 5000-(32768-30001) {
+		t.Fatalf("files %+v", p.Files)
+	}
+	rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var codes []string
+	for _, f := range rep.Findings {
+		codes = append(codes, f.SourceID[strings.LastIndex(f.SourceID, "/")+1:]+":"+string(f.Code)+":"+string(f.Severity))
+	}
+	if got := strings.Join(codes, " "); !strings.Contains(got, "AGENTS.md:agent_truncation:warning") {
+		t.Errorf("findings %s", got)
+	}
+	if rep.Native.Bytes != 32768 {
+		t.Errorf("native bytes %d, want the 32 KiB Codex keeps", rep.Native.Bytes)
+	}
+}
+
+func TestDiscoverWithProfile(t *testing.T) {
+	dir := project(t, map[string]string{"GEMINI.md": "g\n", "a/GEMINI.md": "a\n"})
+	res, chain, err := manifest.Discover(context.Background(), manifest.Options{
+		Discover: discover.Options{ProjectDir: dir, Home: dir, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+		Profile:  profile.Gemini,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Agent != "gemini" || len(chain.Files) != 2 || res.Sources[0].Delivery != discover.DeliveryNative ||
+		!strings.Contains(res.Sources[0].NativeEvidence, "Gemini CLI") || res.Sources[0].Origin != "profile:gemini" {
+		t.Errorf("agent %s, chain %+v, first %+v", res.Agent, chain, res.Sources[0])
+	}
+}

@@ -1,0 +1,501 @@
+// Package profile knows which instruction files each coding agent loads by
+// itself, in its own order and with its own limits, so that ctx neither
+// sends them again nor misses them.
+//
+// # Profiles
+//
+// A profile is a table of rules, one table per agent (see rules.go), each
+// rule with the public source that documents it. [Load] applies the table
+// of an agent to a working directory and returns the [Chain]: every file
+// the agent would load, in its load order, with the rule that loads it, the
+// imports it follows (`@path` in CLAUDE.md and GEMINI.md, up to five hops,
+// never inside code spans or blocks, cycles detected), the bytes the agent
+// really keeps (Codex cuts its project documents at 32 KiB in total), and
+// the problems found on the way ([Issue]: agent_truncation, import_cycle,
+// import_missing, import_too_deep, over_agent_limit).
+//
+// The profiles are codex, claude, gemini, copilot, cursor and generic; the
+// generic profile loads nothing by itself (ctx delivers every source).
+//
+// Unlike package discover, this package reads the files it finds: imports,
+// frontmatter (Copilot's applyTo, Cursor's alwaysApply, globs and
+// description, Claude's paths) and sizes live in their text. It reads them
+// through ctx's bounded reader and never follows a path it cannot read.
+package profile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// Name is the name of a profile.
+type Name string
+
+// The profiles.
+const (
+	Generic Name = "generic"
+	Codex   Name = "codex"
+	Claude  Name = "claude"
+	Gemini  Name = "gemini"
+	Copilot Name = "copilot"
+	Cursor  Name = "cursor"
+)
+
+// Names returns the known profiles, sorted.
+func Names() []Name { return []Name{Claude, Codex, Copilot, Cursor, Gemini, Generic} }
+
+// Parse checks s against [Names]; the error lists the known names.
+func Parse(s string) (Name, error) {
+	for _, n := range Names() {
+		if Name(s) == n {
+			return n, nil
+		}
+	}
+	known := make([]string, 0, len(Names()))
+	for _, n := range Names() {
+		known = append(known, string(n))
+	}
+	return "", fmt.Errorf("unknown profile %q (known: %s)", s, strings.Join(known, ", "))
+}
+
+// Code names an [Issue].
+type Code string
+
+// The issue codes.
+const (
+	// CodeAgentTruncation: the agent loads only part of the file (or none
+	// of it) because of its own size limit; Bytes is what it drops.
+	CodeAgentTruncation Code = "agent_truncation"
+	// CodeImportCycle: the file imports itself through a chain of
+	// imports; Target is the chain.
+	CodeImportCycle Code = "import_cycle"
+	// CodeImportMissing: an import names a file that does not exist or
+	// cannot be read; Target is the reference as written.
+	CodeImportMissing Code = "import_missing"
+	// CodeImportTooDeep: an import beyond the agent's five hops, which it
+	// does not follow.
+	CodeImportTooDeep Code = "import_too_deep"
+	// CodeOverAgentLimit: the file is larger than the agent's documented
+	// limit or advice (Bytes is its size, Limit the limit, Unit what they
+	// count).
+	CodeOverAgentLimit Code = "over_agent_limit"
+)
+
+// DefaultMaxFileBytes bounds how much of one file is read.
+const DefaultMaxFileBytes = 64 << 20
+
+// Options configure [Load]. Empty fields get the agents' own defaults.
+type Options struct {
+	// Dir is the agent's working directory (ctx's project directory),
+	// absolute.
+	Dir string
+	// Home is the home directory (~); "" is os.UserHomeDir().
+	Home string
+	// Getenv reads CODEX_HOME; nil is os.Getenv.
+	Getenv func(string) string
+	// RootMarkers name the entries that mark the project root (Codex's
+	// project_root_markers, Gemini's root marker); nil is [".git"].
+	RootMarkers []string
+	// CodexFallbackNames is Codex's project_doc_fallback_filenames.
+	CodexFallbackNames []string
+	// CodexMaxBytes is Codex's project_doc_max_bytes; 0 is 32768.
+	CodexMaxBytes int64
+	// GeminiFileNames is Gemini CLI's context.fileName; nil is
+	// ["GEMINI.md"].
+	GeminiFileNames []string
+	// ClaudeNoAgentsMD turns off Claude Code's reading of AGENTS.md in a
+	// folder without CLAUDE.md (on by default since Claude Code 2.1.277).
+	ClaudeNoAgentsMD bool
+	// ManagedDir is where Claude Code's managed policy lives; "" is
+	// /etc/claude-code.
+	ManagedDir string
+	// MaxFileBytes bounds each file read; 0 is DefaultMaxFileBytes.
+	MaxFileBytes int64
+}
+
+// File is one file an agent loads.
+type File struct {
+	// Path is the file's path as the agent finds it (absolute, not
+	// resolved through symlinks).
+	Path string
+	// Rule says which rule of the profile loads the file, Evidence where
+	// the rule is documented.
+	Rule     string
+	Evidence string
+	// Scope is "managed", "user", or the directory whose rule found the
+	// file.
+	Scope string
+	// ImportedBy is the path of the file that imports this one ("" for a
+	// file a rule loads); Import is the reference as written there.
+	ImportedBy string
+	Import     string
+	// Condition is "" for a file loaded in every session; otherwise when
+	// the agent loads it (Copilot's applyTo, Cursor's globs or an
+	// agent-requested or manual rule, Claude's paths).
+	Condition string
+	// Size is the file's size in bytes; Loaded is how many of them the
+	// agent keeps (less than Size when the agent cuts the file).
+	Size   int
+	Loaded int
+
+	rule string // the id of the rule that loads it
+}
+
+// Issue is a problem found while loading.
+type Issue struct {
+	Code Code
+	// Path is the file concerned (the importing file for import issues).
+	Path string
+	// Target is the import reference or cycle, when there is one.
+	Target string
+	// Bytes and Limit are the numbers behind the issue (bytes lost and the
+	// limit for agent_truncation; size and limit for over_agent_limit, in
+	// Unit).
+	Bytes, Limit int
+	Unit         string
+	// Advice is true when Limit is the agent's advice rather than a rule
+	// it enforces (Cursor's 500 lines).
+	Advice bool
+	// Detail says which rule of the agent applies.
+	Detail string
+}
+
+// Chain is what an agent loads by itself in one working directory.
+type Chain struct {
+	Profile Name
+	// Root is the project root the rules walk from ("" when none was
+	// found).
+	Root   string
+	Files  []File
+	Issues []Issue
+	// AgentConfig lists the agent's own configuration files that were read
+	// (Codex's config.toml, Gemini CLI's settings.json).
+	AgentConfig []string
+}
+
+func orDefault(v, def []string) []string {
+	if v == nil {
+		return def
+	}
+	return v
+}
+
+// loader applies one profile.
+type loader struct {
+	ctx   context.Context
+	o     Options
+	name  Name
+	chain *Chain
+	seen  map[string]bool // canonical paths already loaded
+	data  map[string][]byte
+}
+
+// Load returns the files the agent of profile name loads in o.Dir, in load
+// order. Missing files are not listed; problems are Issues. The error is
+// for invalid options and cancellation only.
+func Load(ctx context.Context, name Name, o Options) (*Chain, error) {
+	if _, err := Parse(string(name)); err != nil {
+		return nil, err
+	}
+	if o.Dir == "" || !filepath.IsAbs(o.Dir) {
+		return nil, fmt.Errorf("profile: the working directory must be an absolute path, not %q", o.Dir)
+	}
+	if o.Home == "" {
+		o.Home, _ = os.UserHomeDir()
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	root := findRoot(o.Dir, orDefault(o.RootMarkers, []string{".git"}))
+	configs := agentConfig(name, &o, root)
+	if o.RootMarkers == nil {
+		o.RootMarkers = []string{".git"}
+	}
+	if o.CodexMaxBytes == 0 {
+		o.CodexMaxBytes = codexMaxBytes
+	}
+	if o.GeminiFileNames == nil {
+		o.GeminiFileNames = []string{"GEMINI.md"}
+	}
+	if o.ManagedDir == "" {
+		o.ManagedDir = "/etc/claude-code"
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	l := &loader{ctx: ctx, o: o, name: name, chain: &Chain{Profile: name, AgentConfig: configs}, seen: map[string]bool{}, data: map[string][]byte{}}
+	l.chain.Root = findRoot(o.Dir, o.RootMarkers)
+	for _, r := range rulesOf(name, o) {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if err := l.apply(r); err != nil {
+			return nil, err
+		}
+	}
+	if err := l.limits(); err != nil {
+		return nil, err
+	}
+	return l.chain, nil
+}
+
+// findRoot returns the nearest ancestor of dir (or dir) that holds one of
+// the markers, or "".
+func findRoot(dir string, markers []string) string {
+	for d := dir; ; {
+		for _, m := range markers {
+			if _, err := os.Lstat(filepath.Join(d, m)); err == nil {
+				return d
+			}
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// read returns the content of p (cached), or an error.
+func (l *loader) read(p string) ([]byte, error) {
+	if b, ok := l.data[p]; ok {
+		return b, nil
+	}
+	b, _, err := fileio.Read(p, l.o.MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	l.data[p] = b
+	return b, nil
+}
+
+// exists reports whether p names a file (or a link to one) that can be
+// loaded.
+func exists(p string) bool {
+	st, err := os.Stat(p)
+	return err == nil && st.Mode().IsRegular()
+}
+
+func canonical(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
+}
+
+// add appends f unless the same file is already loaded; it reports whether
+// it was added.
+func (l *loader) add(f File) bool {
+	c := canonical(f.Path)
+	if l.seen[c] {
+		return false
+	}
+	b, err := l.read(f.Path)
+	if err != nil {
+		return false
+	}
+	l.seen[c] = true
+	f.Size, f.Loaded = len(b), len(b)
+	l.chain.Files = append(l.chain.Files, f)
+	return true
+}
+
+// apply loads the files of one rule, and their imports.
+func (l *loader) apply(r rule) error {
+	for _, dir := range l.dirs(r.where) {
+		if err := l.ctx.Err(); err != nil {
+			return err
+		}
+		for _, e := range r.entries {
+			if e.unless != nil && anyExists(dir, e.unless) {
+				continue
+			}
+			var paths []string
+			switch {
+			case e.glob != "":
+				paths = globFiles(dir, e.glob)
+			case e.first:
+				for _, n := range e.names {
+					if p := filepath.Join(dir, n); exists(p) && (!e.nonEmpty || nonBlankFile(l, p)) {
+						paths = []string{p}
+						break
+					}
+				}
+			default:
+				for _, n := range e.names {
+					if p := filepath.Join(dir, n); exists(p) {
+						paths = append(paths, p)
+					}
+				}
+			}
+			for _, p := range paths {
+				f := File{Path: p, Rule: r.text, Evidence: r.evidence, Scope: scopeOf(r.where, dir), rule: r.id}
+				if e.meta != nil {
+					b, err := l.read(p)
+					if err != nil {
+						continue
+					}
+					f.Condition = e.meta(frontmatter(b))
+				}
+				if !l.add(f) {
+					continue
+				}
+				if r.imports != nil {
+					l.followImports(r, p, []string{canonical(p)}, 1)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+func anyExists(dir string, names []string) bool {
+	for _, n := range names {
+		if exists(filepath.Join(dir, n)) {
+			return true
+		}
+	}
+	return false
+}
+
+func nonBlankFile(l *loader, p string) bool {
+	b, err := l.read(p)
+	return err == nil && strings.TrimSpace(string(b)) != ""
+}
+
+// followImports loads the imports of the file at p (at depth hops from a
+// file a rule loaded), depth first in the order they appear.
+func (l *loader) followImports(r rule, p string, stack []string, depth int) {
+	b, err := l.read(p)
+	if err != nil {
+		return
+	}
+	for _, ref := range r.imports(b) {
+		target := resolveImport(ref, filepath.Dir(p), l.o.Home)
+		if target == "" {
+			continue
+		}
+		ct := canonical(target)
+		if i := indexOf(stack, ct); i >= 0 {
+			cycle := append(append([]string(nil), stack[i:]...), ct)
+			l.issue(Issue{Code: CodeImportCycle, Path: p, Target: strings.Join(cycle, " → "),
+				Detail: "imports are followed once; a cycle adds nothing but is likely a mistake"})
+			continue
+		}
+		if !exists(target) {
+			// "ask @alice." is a mention; "see @docs/x.md." a reference the
+			// agent reads with its final period, and misses
+			trimmed := strings.TrimRight(ref, ".,;:!?)]}'\"")
+			detail := "the agent skips an import it cannot read"
+			switch {
+			case trimmed != ref && trimmed != "" && exists(resolveImport(trimmed, filepath.Dir(p), l.o.Home)):
+				detail = fmt.Sprintf("the agent reads the reference with its trailing %q; write @%s", ref[len(trimmed):], trimmed)
+			case !looksLikePath(trimmed):
+				continue
+			}
+			l.issue(Issue{Code: CodeImportMissing, Path: p, Target: "@" + ref, Detail: detail})
+			continue
+		}
+		if depth > maxImportHops {
+			l.issue(Issue{Code: CodeImportTooDeep, Path: p, Target: "@" + ref, Limit: maxImportHops,
+				Detail: fmt.Sprintf("the agent follows imports up to %d hops", maxImportHops)})
+			continue
+		}
+		f := File{Path: target, Rule: r.text + " (imported)", Evidence: r.evidence, Scope: filepath.Dir(target),
+			ImportedBy: p, Import: "@" + ref, rule: r.id}
+		if !l.add(f) {
+			continue
+		}
+		l.followImports(r, target, append(stack, ct), depth+1)
+	}
+}
+
+func indexOf(list []string, s string) int {
+	for i, x := range list {
+		if x == s {
+			return i
+		}
+	}
+	return -1
+}
+
+// looksLikePath tells an import reference from a mention ("@alice"): a
+// reference to a missing file is reported only when it has a slash, a dot
+// or a leading ~.
+func looksLikePath(ref string) bool {
+	return strings.ContainsAny(ref, "/.") || strings.HasPrefix(ref, "~")
+}
+
+// resolveImport turns a reference into a path: ~/ is the home directory,
+// an absolute path stays, anything else is relative to the importing
+// file's directory.
+func resolveImport(ref, dir, home string) string {
+	switch {
+	case ref == "":
+		return ""
+	case strings.HasPrefix(ref, "~/"):
+		if home == "" {
+			return ""
+		}
+		return filepath.Join(home, ref[2:])
+	case filepath.IsAbs(ref):
+		return filepath.Clean(ref)
+	}
+	return filepath.Join(dir, ref)
+}
+
+func (l *loader) issue(i Issue) { l.chain.Issues = append(l.chain.Issues, i) }
+
+// globFiles returns the regular files below dir matching the slash glob
+// pattern, sorted.
+func globFiles(dir, pattern string) []string {
+	var out []string
+	root := os.DirFS(dir)
+	matches, err := globFS(root, pattern)
+	if err != nil {
+		return nil
+	}
+	for _, m := range matches {
+		p := filepath.Join(dir, filepath.FromSlash(m))
+		if exists(p) {
+			out = append(out, p)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func scopeOf(w where, dir string) string {
+	switch w {
+	case whereManaged:
+		return "managed"
+	case whereCodexHome, whereUser, whereGeminiHome:
+		return "user"
+	}
+	return dir
+}
+
+// readDirNames lists the directories in dir, sorted.
+func readDirNames(dir string) ([]string, error) {
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, e := range ents {
+		if e.IsDir() {
+			out = append(out, e.Name())
+		}
+	}
+	return out, nil
+}
+
+func runeCount(b []byte) int { return measure.Chars(b) }
+func lineCount(b []byte) int { return measure.Lines(b) }

@@ -1,0 +1,560 @@
+package profile
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// The documented limits.
+const (
+	// codexMaxBytes is Codex's default project_doc_max_bytes, shared by the
+	// project documents of the chain.
+	codexMaxBytes = 32 << 10
+	// maxImportHops is how deep Claude Code and Gemini CLI follow imports.
+	maxImportHops = 5
+	// claudeWarnChars: Claude Code warns about a memory file above 40,000
+	// characters.
+	claudeWarnChars = 40000
+	// copilotReviewChars: Copilot code review reads only the first 4,000
+	// characters of each instruction file.
+	copilotReviewChars = 4000
+	// cursorAdviceLines: Cursor advises rules under 500 lines.
+	cursorAdviceLines = 500
+)
+
+// Where the public rules are documented.
+const (
+	docCodex   = "https://github.com/openai/codex/blob/main/docs/agents_md.md"
+	docClaude  = "https://docs.anthropic.com/en/docs/claude-code/memory"
+	docGemini  = "https://github.com/google-gemini/gemini-cli/blob/main/docs/cli/gemini-md.md"
+	docCopilot = "https://docs.github.com/en/copilot/how-tos/configure-custom-instructions/add-repository-instructions"
+	docCursor  = "https://docs.cursor.com/context/rules"
+)
+
+// where is the set of directories a rule looks in.
+type where int
+
+const (
+	whereCwd        where = iota // the working directory
+	whereRoot                    // the project root, else the working directory
+	whereRootToCwd               // each directory from the project root down to the working directory; without a root, the working directory alone (Codex)
+	whereSlashToCwd              // each ancestor of the working directory below /, and the working directory, root first (Claude Code)
+	whereUpToRoot                // the working directory and its parents up to the project root, else up to the home directory, root first (Gemini CLI)
+	whereBelow                   // the subdirectories of the working directory, breadth first, at most 200 (Gemini CLI)
+	whereManaged                 // Claude Code's managed policy directory
+	whereUser                    // the home directory
+	whereCodexHome               // $CODEX_HOME, else ~/.codex
+	whereGeminiHome              // ~/.gemini
+)
+
+// entry is what a rule looks for in each of its directories.
+type entry struct {
+	names    []string // relative paths tried in the directory
+	first    bool     // only the first name that exists
+	nonEmpty bool     // with first: the first that is not blank
+	unless   []string // skip the directory when one of these exists
+	glob     string   // instead of names: a slash glob below the directory
+	meta     func(map[string]string) string
+}
+
+// rule is one documented loading rule of an agent.
+type rule struct {
+	id       string
+	text     string
+	evidence string
+	where    where
+	entries  []entry
+	imports  func([]byte) []string // nil: the agent follows no imports
+}
+
+// rulesOf returns the rules of a profile, in the agent's load order. Each
+// rule cites where it is documented.
+func rulesOf(name Name, o Options) []rule {
+	switch name {
+	case Codex:
+		names := []string{"AGENTS.override.md", "AGENTS.md"}
+		for _, n := range o.CodexFallbackNames {
+			if n != "" && indexOf(names, n) < 0 {
+				names = append(names, n)
+			}
+		}
+		return []rule{
+			// docs/agents_md.md, "Global Instructions": AGENTS.override.md in
+			// CODEX_HOME (default ~/.codex), else AGENTS.md; only the first
+			// non-empty file is used.
+			{id: "codex/global", text: "Codex: global AGENTS.override.md, else AGENTS.md, in CODEX_HOME", evidence: docCodex,
+				where: whereCodexHome, entries: []entry{{names: []string{"AGENTS.override.md", "AGENTS.md"}, first: true, nonEmpty: true}}},
+			// docs/agents_md.md, "Project Instructions"; codex-rs
+			// core/src/project_doc.rs: from the Git root (nearest .git, or
+			// project_root_markers) down to the working directory, at most
+			// one file per directory (AGENTS.override.md, AGENTS.md, then
+			// project_doc_fallback_filenames), joined root first;
+			// project_doc_max_bytes (32 KiB) is shared by the chain.
+			{id: "codex/project", text: "Codex: AGENTS.override.md, AGENTS.md or a fallback name in each directory from the project root to the working directory",
+				evidence: docCodex, where: whereRootToCwd, entries: []entry{{names: names, first: true}}},
+		}
+	case Claude:
+		perDir := []entry{
+			{names: []string{"CLAUDE.md", ".claude/CLAUDE.md"}},
+		}
+		if !o.ClaudeNoAgentsMD {
+			// Claude Code 2.1.277 and later, setting "Project instructions"
+			// (default claude-md-or-agents-md): a folder without CLAUDE.md
+			// has its AGENTS.md read instead (not AGENTS.override.md or
+			// AGENTS.local.md).
+			perDir = append(perDir, entry{names: []string{"AGENTS.md"}, unless: []string{"CLAUDE.md", ".claude/CLAUDE.md"}})
+		}
+		perDir = append(perDir,
+			entry{glob: ".claude/rules/**/*.md", meta: claudePaths},
+			// CLAUDE.local.md is documented as deprecated but still loaded.
+			entry{names: []string{"CLAUDE.local.md"}})
+		return []rule{
+			// memory docs, "Determine memory type": managed policy
+			// /etc/claude-code/CLAUDE.md (Linux), then user memory.
+			{id: "claude/managed", text: "Claude Code: managed policy CLAUDE.md", evidence: docClaude, where: whereManaged,
+				entries: []entry{{names: []string{"CLAUDE.md"}}}, imports: claudeImports},
+			{id: "claude/user", text: "Claude Code: user memory ~/.claude/CLAUDE.md and ~/.claude/rules", evidence: docClaude, where: whereUser,
+				entries: []entry{{names: []string{".claude/CLAUDE.md"}}, {glob: ".claude/rules/**/*.md", meta: claudePaths}}, imports: claudeImports},
+			// memory docs, "How Claude looks up memories": from the working
+			// directory up to (not including) /, each directory's CLAUDE.md,
+			// .claude/CLAUDE.md and CLAUDE.local.md; imports with @path up to
+			// five hops, not inside code spans or blocks.
+			{id: "claude/project", text: "Claude Code: CLAUDE.md, .claude/CLAUDE.md, .claude/rules and CLAUDE.local.md in the working directory and each ancestor",
+				evidence: docClaude, where: whereSlashToCwd, entries: perDir, imports: claudeImports},
+		}
+	case Gemini:
+		return []rule{
+			// gemini-md.md, "Context file hierarchy": the global
+			// ~/.gemini/GEMINI.md first, then the working directory and its
+			// parents up to the project root (.git) or the home directory,
+			// then subdirectories below (discoveryMaxDirs 200);
+			// context.fileName may list several names; @file.md imports,
+			// five levels, cycles detected.
+			{id: "gemini/global", text: "Gemini CLI: global ~/.gemini context file", evidence: docGemini, where: whereGeminiHome,
+				entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
+			{id: "gemini/ancestors", text: "Gemini CLI: context files in the working directory and its parents up to the project root", evidence: docGemini,
+				where: whereUpToRoot, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
+			{id: "gemini/below", text: "Gemini CLI: context files in subdirectories of the working directory", evidence: docGemini,
+				where: whereBelow, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
+		}
+	case Copilot:
+		return []rule{
+			// Repository custom instructions: .github/copilot-instructions.md
+			// applies to every request; .github/instructions/**/*.instructions.md
+			// apply to the files their applyTo globs match; AGENTS.md files,
+			// and CLAUDE.md or GEMINI.md at the root, are read by the coding
+			// agent.
+			{id: "copilot/repo", text: "Copilot: .github/copilot-instructions.md", evidence: docCopilot, where: whereRoot,
+				entries: []entry{{names: []string{".github/copilot-instructions.md"}}}},
+			{id: "copilot/path", text: "Copilot: .github/instructions/*.instructions.md (applyTo)", evidence: docCopilot, where: whereRoot,
+				entries: []entry{{glob: ".github/instructions/**/*.instructions.md", meta: copilotApplyTo}}},
+			{id: "copilot/agents", text: "Copilot coding agent: AGENTS.md, CLAUDE.md or GEMINI.md at the root", evidence: docCopilot, where: whereRoot,
+				entries: []entry{{names: []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md"}}}},
+		}
+	case Cursor:
+		return []rule{
+			// Cursor rules: .cursor/rules/*.mdc with frontmatter (alwaysApply,
+			// globs, description), AGENTS.md at the root, and the legacy
+			// .cursorrules.
+			{id: "cursor/rules", text: "Cursor: .cursor/rules/*.mdc", evidence: docCursor, where: whereRoot,
+				entries: []entry{{glob: ".cursor/rules/**/*.mdc", meta: cursorMeta}}},
+			{id: "cursor/agents", text: "Cursor: AGENTS.md at the root", evidence: docCursor, where: whereRoot,
+				entries: []entry{{names: []string{"AGENTS.md"}}}},
+			{id: "cursor/legacy", text: "Cursor: legacy .cursorrules", evidence: docCursor, where: whereRoot,
+				entries: []entry{{names: []string{".cursorrules"}}}},
+		}
+	}
+	return nil // generic: nothing is loaded by the agent itself
+}
+
+// maxBelowDirs is Gemini CLI's discoveryMaxDirs.
+const maxBelowDirs = 200
+
+// dirs returns the directories of w, in load order.
+func (l *loader) dirs(w where) []string {
+	o, root := l.o, l.chain.Root
+	switch w {
+	case whereCwd:
+		return []string{o.Dir}
+	case whereRoot:
+		if root != "" {
+			return []string{root}
+		}
+		return []string{o.Dir}
+	case whereRootToCwd:
+		if root == "" {
+			return []string{o.Dir}
+		}
+		return between(root, o.Dir)
+	case whereSlashToCwd:
+		var out []string
+		for _, d := range between("/", o.Dir) {
+			if d != "/" {
+				out = append(out, d)
+			}
+		}
+		return out
+	case whereUpToRoot:
+		top := root
+		if top == "" && o.Home != "" && within(o.Dir, o.Home) {
+			top = o.Home
+		}
+		if top == "" {
+			return []string{o.Dir}
+		}
+		return between(top, o.Dir)
+	case whereBelow:
+		return below(o.Dir, maxBelowDirs)
+	case whereManaged:
+		return []string{o.ManagedDir}
+	case whereUser:
+		if o.Home == "" {
+			return nil
+		}
+		return []string{o.Home}
+	case whereCodexHome:
+		if h := o.Getenv("CODEX_HOME"); h != "" {
+			return []string{h}
+		}
+		if o.Home == "" {
+			return nil
+		}
+		return []string{filepath.Join(o.Home, ".codex")}
+	case whereGeminiHome:
+		if o.Home == "" {
+			return nil
+		}
+		return []string{filepath.Join(o.Home, ".gemini")}
+	}
+	return nil
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	rel, err := filepath.Rel(dir, p)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
+}
+
+// between returns top and every directory below it down to dir (which
+// must be within top), top first.
+func between(top, dir string) []string {
+	var up []string
+	for d := dir; ; d = filepath.Dir(d) {
+		up = append(up, d)
+		if d == top || filepath.Dir(d) == d {
+			break
+		}
+	}
+	out := make([]string, len(up))
+	for i, d := range up {
+		out[len(up)-1-i] = d
+	}
+	return out
+}
+
+// below lists the subdirectories of dir breadth first, sorted at each
+// level, at most max; hidden directories and node_modules are skipped.
+func below(dir string, max int) []string {
+	var out []string
+	queue := []string{dir}
+	for len(queue) > 0 && len(out) < max {
+		d := queue[0]
+		queue = queue[1:]
+		ents, err := readDirNames(d)
+		if err != nil {
+			continue
+		}
+		for _, name := range ents {
+			if strings.HasPrefix(name, ".") || name == "node_modules" {
+				continue
+			}
+			sub := filepath.Join(d, name)
+			out = append(out, sub)
+			queue = append(queue, sub)
+			if len(out) == max {
+				break
+			}
+		}
+	}
+	return out
+}
+
+// globFS is doublestar's glob on fsys, files and directories alike.
+func globFS(fsys fs.FS, pattern string) ([]string, error) {
+	return doublestar.Glob(fsys, pattern, doublestar.WithFilesOnly())
+}
+
+// Imports.
+
+// claudeRef: "@" at the start of a line or after white space, then a path
+// of non-space characters (a space may be escaped as "\ ").
+var claudeRef = regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`)
+
+// geminiRef: Gemini CLI imports need a file extension.
+var geminiRef = regexp.MustCompile(`(?:^|\s)@([./]?[^\s]+\.[^\s]+)`)
+
+// claudeImports returns the import references of a Claude Code memory
+// file, in order, outside code blocks and code spans.
+func claudeImports(b []byte) []string {
+	var out []string
+	for _, line := range proseLines(b) {
+		for _, m := range claudeRef.FindAllStringSubmatch(line, -1) {
+			ref := strings.ReplaceAll(m[1], `\ `, " ")
+			if i := strings.IndexByte(ref, '#'); i > 0 {
+				ref = ref[:i]
+			}
+			if ref == "" || !startsPath(ref[0]) {
+				continue
+			}
+			out = append(out, ref)
+		}
+	}
+	return out
+}
+
+// geminiImports returns the import references of a Gemini CLI context
+// file, in order, outside code blocks and code spans.
+func geminiImports(b []byte) []string {
+	var out []string
+	for _, line := range proseLines(b) {
+		for _, m := range geminiRef.FindAllStringSubmatch(line, -1) {
+			out = append(out, m[1])
+		}
+	}
+	return out
+}
+
+func startsPath(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~/-", c) >= 0
+}
+
+// fenceOpen matches a fenced code block's opening line.
+var fenceOpen = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
+
+// proseLines returns the lines of b outside fenced code blocks, with inline
+// code spans blanked out.
+func proseLines(b []byte) []string {
+	var out []string
+	fence := ""
+	sc := bufio.NewScanner(bytes.NewReader(b))
+	sc.Buffer(make([]byte, 0, 64<<10), len(b)+1)
+	for sc.Scan() {
+		line := strings.TrimSuffix(sc.Text(), "\r")
+		if fence != "" {
+			t := strings.TrimLeft(line, " ")
+			if strings.HasPrefix(t, fence) && strings.Trim(t, string(fence[0])+" \t") == "" {
+				fence = ""
+			}
+			continue
+		}
+		if m := fenceOpen.FindStringSubmatch(line); m != nil {
+			fence = m[1]
+			continue
+		}
+		out = append(out, blankCodeSpans(line))
+	}
+	return out
+}
+
+// blankCodeSpans replaces inline code spans (a run of backticks up to the
+// next run of the same length) with spaces.
+func blankCodeSpans(line string) string {
+	b := []byte(line)
+	for i := 0; i < len(b); {
+		if b[i] != '`' {
+			i++
+			continue
+		}
+		j := i
+		for j < len(b) && b[j] == '`' {
+			j++
+		}
+		n := j - i
+		closeAt := -1
+		for k := j; k < len(b); {
+			if b[k] != '`' {
+				k++
+				continue
+			}
+			e := k
+			for e < len(b) && b[e] == '`' {
+				e++
+			}
+			if e-k == n {
+				closeAt = e
+				break
+			}
+			k = e
+		}
+		if closeAt < 0 {
+			i = j
+			continue
+		}
+		for k := i; k < closeAt; k++ {
+			b[k] = ' '
+		}
+		i = closeAt
+	}
+	return string(b)
+}
+
+// Frontmatter.
+
+// frontmatter returns the keys of a leading "---" block: "key: value"
+// lines, with "[a, b]" and "- item" lists joined by ", ". It is lenient on
+// purpose: Cursor writes globs such as *.ts unquoted, which is not YAML.
+func frontmatter(b []byte) map[string]string {
+	out := map[string]string{}
+	s := strings.ReplaceAll(string(b), "\r\n", "\n")
+	if !strings.HasPrefix(s, "---\n") {
+		return out
+	}
+	rest := s[4:]
+	end := strings.Index(rest, "\n---")
+	if end < 0 {
+		return out
+	}
+	key := ""
+	for _, line := range strings.Split(rest[:end], "\n") {
+		if t := strings.TrimSpace(line); strings.HasPrefix(t, "- ") && key != "" {
+			v := unquote(strings.TrimSpace(t[2:]))
+			if out[key] == "" {
+				out[key] = v
+			} else {
+				out[key] += ", " + v
+			}
+			continue
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok || strings.HasPrefix(line, " ") {
+			continue
+		}
+		key = strings.TrimSpace(k)
+		v = strings.TrimSpace(v)
+		if strings.HasPrefix(v, "[") && strings.HasSuffix(v, "]") {
+			var items []string
+			for _, it := range strings.Split(v[1:len(v)-1], ",") {
+				if it = unquote(strings.TrimSpace(it)); it != "" {
+					items = append(items, it)
+				}
+			}
+			v = strings.Join(items, ", ")
+		}
+		out[key] = unquote(v)
+	}
+	return out
+}
+
+func unquote(s string) string {
+	if len(s) >= 2 && (s[0] == '"' && s[len(s)-1] == '"' || s[0] == '\'' && s[len(s)-1] == '\'') {
+		return s[1 : len(s)-1]
+	}
+	return s
+}
+
+// copilotApplyTo: a path-specific instruction file applies to the files
+// its applyTo globs match ("**" is every file); without applyTo it is not
+// applied automatically.
+func copilotApplyTo(fm map[string]string) string {
+	switch v := fm["applyTo"]; v {
+	case "**", "**/*":
+		return ""
+	case "":
+		return "manual (no applyTo)"
+	default:
+		return "applyTo: " + v
+	}
+}
+
+// cursorMeta: alwaysApply rules are always loaded; rules with globs are
+// attached when a matching file is in the context; rules with only a
+// description are fetched when the agent decides; the rest are manual.
+func cursorMeta(fm map[string]string) string {
+	switch {
+	case strings.EqualFold(fm["alwaysApply"], "true"):
+		return ""
+	case fm["globs"] != "":
+		return "globs: " + fm["globs"]
+	case fm["description"] != "":
+		return "agent-requested: " + fm["description"]
+	}
+	return "manual"
+}
+
+// claudePaths: a rule with paths in its frontmatter applies to the
+// matching files only.
+func claudePaths(fm map[string]string) string {
+	if p := fm["paths"]; p != "" {
+		return "paths: " + p
+	}
+	return ""
+}
+
+// Limits.
+
+// limits applies the agents' size rules to the loaded files: Codex cuts
+// its project documents at project_doc_max_bytes in total (empty ones are
+// skipped and cost nothing); Claude Code warns above 40,000 characters;
+// Copilot code review reads the first 4,000 characters; Cursor advises
+// under 500 lines.
+func (l *loader) limits() error {
+	switch l.name {
+	case Codex:
+		remaining := l.o.CodexMaxBytes
+		for i := range l.chain.Files {
+			f := &l.chain.Files[i]
+			if f.rule != "codex/project" {
+				continue
+			}
+			b, err := l.read(f.Path)
+			if err != nil {
+				return err
+			}
+			if remaining <= 0 {
+				f.Loaded = 0
+			} else {
+				take := min(int64(len(b)), remaining)
+				if strings.TrimSpace(string(b[:take])) == "" {
+					// Codex discards an empty segment; it costs nothing
+					f.Loaded = 0
+					continue
+				}
+				f.Loaded = int(take)
+				remaining -= take
+			}
+			if lost := f.Size - f.Loaded; lost > 0 {
+				l.issue(Issue{Code: CodeAgentTruncation, Path: f.Path, Bytes: lost, Limit: int(l.o.CodexMaxBytes), Unit: "bytes",
+					Detail: fmt.Sprintf("Codex's project_doc_max_bytes (%d) is shared by the project documents", l.o.CodexMaxBytes)})
+			}
+		}
+	case Claude:
+		for _, f := range l.chain.Files {
+			if n := runeCount(l.data[f.Path]); n > claudeWarnChars {
+				l.issue(Issue{Code: CodeOverAgentLimit, Path: f.Path, Bytes: n, Limit: claudeWarnChars, Unit: "chars",
+					Detail: "Claude Code warns about memory files above 40,000 characters"})
+			}
+		}
+	case Copilot:
+		for _, f := range l.chain.Files {
+			if n := runeCount(l.data[f.Path]); n > copilotReviewChars {
+				l.issue(Issue{Code: CodeOverAgentLimit, Path: f.Path, Bytes: n, Limit: copilotReviewChars, Unit: "chars",
+					Detail: "Copilot code review reads only the first 4,000 characters of each instruction file"})
+			}
+		}
+	case Cursor:
+		for _, f := range l.chain.Files {
+			if n := lineCount(l.data[f.Path]); n > cursorAdviceLines {
+				l.issue(Issue{Code: CodeOverAgentLimit, Path: f.Path, Bytes: n, Limit: cursorAdviceLines, Unit: "lines", Advice: true,
+					Detail: "Cursor advises rules under 500 lines"})
+			}
+		}
+	}
+	return nil
+}

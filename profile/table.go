@@ -1,0 +1,47 @@
+package profile
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+
+	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/table"
+)
+
+// WriteTable writes the chain as `ctx discover --profile` prints it: a
+// heading, then the files in load order with the bytes the agent keeps,
+// the rule that loads each (and the import that brought it in), and when
+// a conditional file is loaded. Paths show home as ~.
+func (c *Chain) WriteTable(w io.Writer, home string) error {
+	root := c.Root
+	if root == "" {
+		root = "(none found)"
+	} else {
+		root = display.Path(root, home)
+	}
+	if _, err := fmt.Fprintf(w, "\nProfile %s: %d file(s) the agent loads by itself, in load order (project root %s)\n",
+		c.Profile, len(c.Files), root); err != nil {
+		return err
+	}
+	if len(c.Files) == 0 {
+		_, err := fmt.Fprintln(w, "none")
+		return err
+	}
+	rows := make([][]string, 0, len(c.Files))
+	for i, f := range c.Files {
+		loaded := strconv.Itoa(f.Loaded)
+		if f.Loaded != f.Size {
+			loaded = fmt.Sprintf("%d of %d", f.Loaded, f.Size)
+		}
+		how := f.Rule
+		if f.ImportedBy != "" {
+			how = f.Import + " in " + display.Path(f.ImportedBy, home)
+		}
+		if f.Condition != "" {
+			how += "; when " + f.Condition
+		}
+		rows = append(rows, []string{strconv.Itoa(i + 1), display.Path(f.Path, home), loaded, how})
+	}
+	return table.Write(w, []string{"#", "path", "bytes", "loaded by"}, rows)
+}

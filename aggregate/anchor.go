@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -498,4 +499,22 @@ func abs(x int) int {
 		return -x
 	}
 	return x
+}
+
+// NewSliceFromFile reads file through ctx's bounded reader (a regular text
+// file of at most DefaultMaxFileBytes) and pins lines start..end of it as
+// [NewSlice] does. Errors name the file as given.
+func NewSliceFromFile(file string, start, end int, tag, comment string) (Slice, error) {
+	src, _, err := fileio.Read(file, DefaultMaxFileBytes)
+	if err != nil {
+		return Slice{}, fmt.Errorf("%s: %s", file, fileio.Describe(err))
+	}
+	if IsBinary(src) {
+		return Slice{}, fmt.Errorf("%s: binary file", file)
+	}
+	s, err := NewSlice(src, start, end, tag, comment)
+	if err != nil {
+		return Slice{}, fmt.Errorf("%s: %v", file, err)
+	}
+	return s, nil
 }

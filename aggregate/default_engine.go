@@ -52,7 +52,7 @@ func (codeviewEngine) Outline(ctx context.Context, lang string, src []byte) (str
 	return s, unsupported(err)
 }
 
-func (codeviewEngine) Mask(ctx context.Context, lang string, src []byte, mask map[string]string) (string, error) {
+func (codeviewEngine) Mask(ctx context.Context, lang string, src []byte, mask map[string]MaskMode) (string, error) {
 	s, err := codeview.Mask(ctx, codeview.Language(lang), src, mask)
 	return s, unsupported(err)
 }

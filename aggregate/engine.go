@@ -7,6 +7,17 @@ import (
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 )
 
+// MaskMode says what the masked view shows of a symbol: the whole
+// definition (def), the signature (sig) or nothing (hide).
+type MaskMode = codeview.MaskMode
+
+// The mask modes.
+const (
+	MaskDef  = codeview.MaskDef
+	MaskSig  = codeview.MaskSig
+	MaskHide = codeview.MaskHide
+)
+
 // ErrUnsupported is returned by an [Engine] view for a language it cannot
 // render. The pipeline then falls back to the summary view and records why.
 var ErrUnsupported = errors.New("language not supported by this view")
@@ -32,7 +43,7 @@ type Engine interface {
 	Outline(ctx context.Context, lang string, src []byte) (string, error)
 	// Mask renders, per symbol path, "def" (definition), "sig" (signature)
 	// or "hide" (nothing).
-	Mask(ctx context.Context, lang string, src []byte, mask map[string]string) (string, error)
+	Mask(ctx context.Context, lang string, src []byte, mask map[string]MaskMode) (string, error)
 	// Summary summarises any text file.
 	Summary(ctx context.Context, path string, src []byte) string
 }
@@ -61,7 +72,7 @@ func (TextEngine) Outline(context.Context, string, []byte) (string, error) {
 }
 
 // Mask returns ErrUnsupported.
-func (TextEngine) Mask(context.Context, string, []byte, map[string]string) (string, error) {
+func (TextEngine) Mask(context.Context, string, []byte, map[string]MaskMode) (string, error) {
 	return "", ErrUnsupported
 }
 

@@ -116,11 +116,11 @@ func goldenCases(t *testing.T) []struct {
 		{"skeleton", Options{Files: withView(ViewSkeleton, codeFiles...)}},
 		{"outline", Options{Files: withView(ViewOutline, codeFiles...)}},
 		{"masked", Options{Files: []FileItem{
-			{Path: "src/app.py", ViewMode: ViewMasked, ASTMask: map[string]string{"Client.send": "def", "Client": "sig", "_helper": "hide"}},
-			{Path: "src/pkg/util.go", ViewMode: ViewMasked, ASTMask: map[string]string{"Sum": "def"}, ASTSignatures: true},
-			{Path: "native/shapes.cpp", ViewMode: ViewMasked, ASTMask: map[string]string{"geo::area": "def", "geo::Box": "sig"}},
+			{Path: "src/app.py", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"Client.send": "def", "Client": "sig", "_helper": "hide"}},
+			{Path: "src/pkg/util.go", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"Sum": "def"}, ASTSignatures: true},
+			{Path: "native/shapes.cpp", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"geo::area": "def", "geo::Box": "sig"}},
 			{Path: "native/lib.rs", ViewMode: ViewMasked, ASTDefinitions: true},
-			{Path: "README.md", ViewMode: ViewMasked, ASTMask: map[string]string{"x": "def"}},
+			{Path: "README.md", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"x": "def"}},
 		}}},
 		{"none_custom", Options{Files: []FileItem{
 			{Path: "NOTES", ViewMode: ViewNone},

@@ -51,7 +51,7 @@ type FileItem struct {
 	Tier int `json:"tier,omitempty"`
 	// ASTMask maps a symbol path (Class.method, Outer::Inner::name) to
 	// "def" (the whole definition), "sig" (the signature) or "hide".
-	ASTMask map[string]string `json:"ast_mask,omitempty"`
+	ASTMask map[string]MaskMode `json:"ast_mask,omitempty"`
 	// CustomSlices are the line ranges shown by the custom view.
 	CustomSlices []Slice `json:"custom_slices,omitempty"`
 	// ASTSignatures and ASTDefinitions give the masked view a default for

@@ -209,10 +209,10 @@ func (fakeEngine) Skeleton(_ context.Context, _ string, src []byte) (string, err
 	}
 	return "skeleton of " + string(src), nil
 }
-func (fakeEngine) Mask(_ context.Context, _ string, _ []byte, mask map[string]string) (string, error) {
+func (fakeEngine) Mask(_ context.Context, _ string, _ []byte, mask map[string]MaskMode) (string, error) {
 	var parts []string
 	for _, k := range sortedKeys(mask) {
-		parts = append(parts, k+"="+mask[k])
+		parts = append(parts, k+"="+string(mask[k]))
 	}
 	return strings.Join(parts, ","), nil
 }
@@ -228,7 +228,7 @@ func TestViewFailures(t *testing.T) {
 		{Path: "panic.py", ViewMode: ViewSkeleton},
 		{Path: "dialect.py", ViewMode: ViewSkeleton},
 		{Path: "doc.md", ViewMode: ViewOutline},
-		{Path: "m.py", ViewMode: ViewMasked, ASTMask: map[string]string{"g": "hide"}, ASTSignatures: true},
+		{Path: "m.py", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"g": "hide"}, ASTSignatures: true},
 		{Path: "m.py", ViewMode: ViewMasked}, // same file: kept once
 	}})
 	if len(items) != 6 {

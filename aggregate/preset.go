@@ -6,18 +6,23 @@ import "sort"
 // configured, relative to the project directory.
 const DefaultOutputDir = ".ctx/out"
 
+// PresetScope says where a preset is defined.
+type PresetScope string
+
 // Preset scopes.
 const (
-	ScopeGlobal  = "global"
-	ScopeProject = "project"
+	// ScopeGlobal: the user's presets.toml.
+	ScopeGlobal PresetScope = "global"
+	// ScopeProject: [presets.NAME] in the project's ctx.toml.
+	ScopeProject PresetScope = "project"
 )
 
 // Preset is a named, reusable file set.
 type Preset struct {
-	Name        string     `json:"name"`
-	Description string     `json:"description,omitempty"`
-	Scope       string     `json:"scope"` // global or project
-	Files       []FileItem `json:"files"`
+	Name        string      `json:"name"`
+	Description string      `json:"description,omitempty"`
+	Scope       PresetScope `json:"scope"`
+	Files       []FileItem  `json:"files"`
 	// Screenshots replace the configured ones when ScreenshotsSet.
 	Screenshots    []string `json:"screenshots,omitempty"`
 	ScreenshotsSet bool     `json:"-"`

@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/ctxaudit/ctx/internal/atomicfile"
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/measure"
@@ -103,7 +104,7 @@ type Options struct {
 	Ignore Ignorer
 	// SkipDirs are directories that globs and walks never enter (a file
 	// in one named explicitly is still read). OutputDir is always one of
-	// them, and [OptionsFromConfig] adds the configured output directory
+	// them, and config.AggregateOptions adds the configured output directory
 	// even when the caller then clears OutputDir (--stdout), so earlier
 	// outputs never feed back into a run.
 	SkipDirs []string
@@ -653,4 +654,10 @@ func (res *Result) WriteJSON(w io.Writer) error {
 		doc.Screenshots = []Screenshot{}
 	}
 	return jsonenc.Write(w, doc)
+}
+
+// ShownOutputPath is OutputPath as `ctx aggregate` prints it: relative to
+// the working directory when it lies below it, with forward slashes.
+func (res *Result) ShownOutputPath() string {
+	return filepath.ToSlash(display.RelativeToWD(res.OutputPath))
 }

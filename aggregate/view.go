@@ -127,7 +127,7 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 		case ViewOutline:
 			out, err = eng.Outline(ctx, lang, src)
 		default:
-			var mask map[string]string
+			var mask map[string]MaskMode
 			mask, err = effectiveMask(ctx, eng, lang, src, item)
 			if err == nil {
 				out, err = eng.Mask(ctx, lang, src, mask)
@@ -166,8 +166,8 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 
 // effectiveMask is item.ASTMask plus, for ast_definitions or ast_signatures,
 // "def" or "sig" for every top-level symbol the mask does not name.
-func effectiveMask(ctx context.Context, eng Engine, lang string, src []byte, item FileItem) (map[string]string, error) {
-	mask := make(map[string]string, len(item.ASTMask))
+func effectiveMask(ctx context.Context, eng Engine, lang string, src []byte, item FileItem) (map[string]MaskMode, error) {
+	mask := make(map[string]MaskMode, len(item.ASTMask))
 	for k, v := range item.ASTMask {
 		mask[k] = v
 	}
@@ -176,9 +176,9 @@ func effectiveMask(ctx context.Context, eng Engine, lang string, src []byte, ite
 		if err != nil {
 			return nil, err
 		}
-		def := "sig"
+		def := MaskSig
 		if item.ASTDefinitions {
-			def = "def"
+			def = MaskDef
 		}
 		for _, s := range syms {
 			if s.Depth != 0 {

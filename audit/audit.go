@@ -1,11 +1,27 @@
-// Package audit checks a manifest for problems: missing or unreadable files,
-// duplicates, audience mismatches, oversized sources and totals, and
-// truncation. It never looks at source text beyond the manifest's sizes.
+// Package audit checks a manifest for problems and writes the result for
+// people and programs.
+//
+// [Run] checks every source row in order (missing or unreadable files,
+// duplicates and equivalences, audience mismatches, oversized sources,
+// truncation, natives without evidence), then what the agent's profile
+// found (its own cuts, imports, limits), then the aggregated files, and
+// last the rendered total against the thresholds. A missing file that
+// nobody named (the manifest's implicit_sources) is info, so a check
+// passes on an ordinary repository; everything named explicitly keeps the
+// warning. It never looks at source text beyond the manifest's sizes.
+//
+// [Write] prints a [Report] in every format of `ctx audit` (see
+// [Formats]); [Document] is the JSON document, for runtimes to decode:
+//
+//	rep, err := audit.Run(m, p.Thresholds(), nil) // p from config.LoadProject
+//	err = audit.Write(os.Stdout, rep, audit.FormatJSON, audit.WriteOptions{})
+//	if rep.Fails(audit.Warning) { ... }           // what --check does
 package audit
 
 import (
 	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
@@ -81,6 +97,20 @@ const (
 type Thresholds struct {
 	LayerTokens float64
 	TotalTokens float64
+}
+
+// ParseThreshold reads a threshold as written on a command line: a
+// nonnegative number, or inf for no limit. The whole text must be the
+// number ("1e3x" is refused).
+func ParseThreshold(s string) (float64, error) {
+	if s == "inf" || s == "Inf" {
+		return math.Inf(1), nil
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) || v < 0 {
+		return 0, fmt.Errorf("must be a nonnegative number or inf, not %q", s)
+	}
+	return v, nil
 }
 
 // DefaultThresholds returns 2000 tokens per source and 8000 in total.
@@ -226,20 +256,17 @@ func (r *Report) Count(level Severity) int {
 	return n
 }
 
-// implicit reports whether s is a file that nobody named: a candidate ctx
-// discovers by itself (project_agents, project_claude, and the shared file
-// at its default location, not given by a flag, AGENTS_GLOBAL_MD or
-// shared_path). Its absence is normal, so `missing` is info for it; a file
-// named explicitly that is missing stays a warning.
+// implicit reports whether s is a file that nobody named: a source the
+// manifest lists in implicit_sources (project_agents, project_claude, and
+// the shared file at its default location, not given by a flag,
+// AGENTS_GLOBAL_MD or shared_path). Its absence is normal, so `missing` is
+// info for it; a file named explicitly that is missing stays a warning, as
+// does every source of a manifest written before implicit_sources existed.
 func implicit(m *manifest.Manifest, s *manifest.Source) bool {
-	if s.Origin != "" || s.ConfigPath != "" || s.Delivery != discover.DeliveryConsumer {
-		return false
-	}
-	switch s.ID {
-	case discover.IDProjectAgents, discover.IDProjectClaude:
-		return s.Kind == "project" && s.Scope == m.ProjectDir && s.RequestedPath == s.Path
-	case discover.IDShared:
-		return s.Kind == "shared" && s.Scope == "global" && s.RequestedPath == discover.DefaultSharedPath
+	for _, id := range m.ImplicitSources {
+		if id == s.ID {
+			return true
+		}
 	}
 	return false
 }

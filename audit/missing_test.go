@@ -53,10 +53,15 @@ func TestMissingSeverity(t *testing.T) {
 				return discover.Options{Agent: "claude", ProjectDir: dir, Home: home, SharedMode: discover.SharedPath, SharedPath: "g.md"}
 			},
 			[]audit.Finding{{SourceID: "shared", Code: "missing", Severity: "warning"}, {SourceID: "project_claude", Code: "missing", Severity: "info"}}},
+		{"the default path named explicitly is named", map[string]string{"AGENTS.md": "rules\n"},
+			func(dir string) discover.Options {
+				return discover.Options{Agent: "claude", ProjectDir: dir, Home: home, SharedMode: discover.SharedPath, SharedPath: discover.DefaultSharedPath}
+			},
+			[]audit.Finding{{SourceID: "shared", Code: "missing", Severity: "warning"}, {SourceID: "project_claude", Code: "missing", Severity: "info"}}},
 		{"an extra posing as AGENTS.md, and a native", nil,
 			func(dir string) discover.Options {
 				return discover.Options{Agent: "claude", ProjectDir: dir, Home: home, NoDiscover: true, NativePaths: []string{"N.md"},
-					Extras: []discover.Extra{{ID: "project_agents", Kind: "project", Path: str("AGENTS.md"), Scope: dir}}}
+					Extras: []discover.Extra{{ID: "project_agents", Kind: "project", Path: str(dir + "/AGENTS.md"), Scope: dir}}}
 			},
 			[]audit.Finding{{SourceID: "native:" + "DIR/N.md", Code: "missing", Severity: "warning"}, {SourceID: "project_agents", Code: "missing", Severity: "warning"}}},
 	} {

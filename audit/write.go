@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/table"
@@ -98,35 +99,35 @@ type Document struct {
 // DocumentSource is one instruction source of a [Document]. Path shows the
 // home directory as ~ and is "" for inline text.
 type DocumentSource struct {
-	ID            string          `json:"id"`
-	Kind          string          `json:"kind"`
-	Delivery      string          `json:"delivery"`
-	Status        manifest.Status `json:"status"`
-	Included      bool            `json:"included"`
-	Reason        manifest.Reason `json:"reason"`
-	Chars         *int            `json:"chars"`
-	Lines         *int            `json:"lines"`
-	Tokens        *int            `json:"tokens"`
-	EmittedTokens *int            `json:"emitted_tokens"`
-	Truncated     bool            `json:"truncated"`
-	Budget        string          `json:"budget"`
-	OmittedChars  int             `json:"omitted_chars"`
-	OmittedLines  int             `json:"omitted_lines"`
-	Path          string          `json:"path"`
+	ID            string            `json:"id"`
+	Kind          string            `json:"kind"`
+	Delivery      discover.Delivery `json:"delivery"`
+	Status        manifest.Status   `json:"status"`
+	Included      bool              `json:"included"`
+	Reason        manifest.Reason   `json:"reason"`
+	Chars         *int              `json:"chars"`
+	Lines         *int              `json:"lines"`
+	Tokens        *int              `json:"tokens"`
+	EmittedTokens *int              `json:"emitted_tokens"`
+	Truncated     bool              `json:"truncated"`
+	Budget        string            `json:"budget"`
+	OmittedChars  int               `json:"omitted_chars"`
+	OmittedLines  int               `json:"omitted_lines"`
+	Path          string            `json:"path"`
 }
 
 // DocumentFile is one aggregated file or screenshot of a [Document].
 type DocumentFile struct {
-	Kind              manifest.FileKind `json:"kind,omitempty"`
-	Path              string            `json:"path"`
-	ViewMode          string            `json:"view_mode"`
-	RequestedViewMode string            `json:"requested_view_mode,omitempty"`
-	Status            aggregate.Status  `json:"status"`
-	SourceTokens      *int              `json:"source_tokens"`
-	EmittedTokens     int               `json:"emitted_tokens"`
-	Error             string            `json:"error"`
-	Fallback          string            `json:"fallback"`
-	Degraded          string            `json:"degraded"`
+	Kind              manifest.FileKind  `json:"kind,omitempty"`
+	Path              string             `json:"path"`
+	ViewMode          aggregate.ViewMode `json:"view_mode"`
+	RequestedViewMode aggregate.ViewMode `json:"requested_view_mode,omitempty"`
+	Status            aggregate.Status   `json:"status"`
+	SourceTokens      *int               `json:"source_tokens"`
+	EmittedTokens     int                `json:"emitted_tokens"`
+	Error             string             `json:"error"`
+	Fallback          string             `json:"fallback"`
+	Degraded          string             `json:"degraded"`
 	// OrphanedSlices counts the custom slices that could not be found.
 	OrphanedSlices int `json:"orphaned_slices"`
 }
@@ -140,7 +141,7 @@ func NewDocument(rep *Report, o WriteOptions) Document {
 		if s.Path != "" {
 			p = display.Path(s.Path, home)
 		}
-		doc.Sources = append(doc.Sources, DocumentSource{ID: s.ID, Kind: s.Kind, Delivery: string(s.Delivery),
+		doc.Sources = append(doc.Sources, DocumentSource{ID: s.ID, Kind: s.Kind, Delivery: s.Delivery,
 			Status: s.Status, Included: s.Included, Reason: s.Reason, Chars: s.SourceChars, Lines: s.SourceLines,
 			Tokens: s.SourceTokens, EmittedTokens: s.EmittedTokens, Truncated: s.Truncated, Budget: s.Budget,
 			OmittedChars: s.OmittedChars, OmittedLines: s.OmittedLines, Path: p})
@@ -232,7 +233,7 @@ func fileNote(r manifest.FileRow) string {
 func fileRows(m *manifest.Manifest, home string) [][]string {
 	var rows [][]string
 	for _, r := range m.Files {
-		rows = append(rows, []string{display.Path(r.Path, home), r.ViewMode, string(r.Status), itoa(r.SourceTokens),
+		rows = append(rows, []string{display.Path(r.Path, home), string(r.ViewMode), string(r.Status), itoa(r.SourceTokens),
 			strconv.Itoa(r.EmittedTokens), fileNote(r)})
 	}
 	return rows

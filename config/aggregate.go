@@ -16,7 +16,7 @@ func (e FileEntry) FileItem() aggregate.FileItem {
 	f := aggregate.FileItem{
 		Path:           e.Path,
 		ForceFull:      e.ForceFull,
-		ViewMode:       aggregate.ViewMode(e.ViewMode),
+		ViewMode:       e.ViewMode,
 		Tier:           e.Tier,
 		ASTSignatures:  e.ASTSignatures,
 		ASTDefinitions: e.ASTDefinitions,
@@ -25,7 +25,7 @@ func (e FileEntry) FileItem() aggregate.FileItem {
 		f.NoAutoAggregate = true
 	}
 	if len(e.ASTMask) > 0 {
-		f.ASTMask = make(map[string]string, len(e.ASTMask))
+		f.ASTMask = make(map[string]aggregate.MaskMode, len(e.ASTMask))
 		for k, v := range e.ASTMask {
 			f.ASTMask[k] = v
 		}
@@ -68,7 +68,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		}
 		o.Files = fileItems(f.Paths)
 		if f.Strategy != nil {
-			o.Strategy = aggregate.Strategy(*f.Strategy)
+			o.Strategy = *f.Strategy
 		}
 		if f.SummaryOnly != nil {
 			o.SummaryOnly = *f.SummaryOnly
@@ -131,7 +131,7 @@ func (c *Config) Presets(userConfigDir string) (map[string]aggregate.Preset, err
 	return out, nil
 }
 
-func (p Preset) preset(scope string) aggregate.Preset {
+func (p Preset) preset(scope aggregate.PresetScope) aggregate.Preset {
 	return aggregate.Preset{
 		Name: p.Name, Description: p.Description, Scope: scope,
 		Files:       fileItems(p.Files),

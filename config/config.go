@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"math"
 
+	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/profile"
 )
@@ -56,8 +57,8 @@ type Source struct {
 	Kind           string
 	Path           *string
 	Text           *string
-	Audience       []string // nil when absent (means ["*"])
-	Delivery       string   // "" when absent (means consumer)
+	Audience       []string          // nil when absent (means ["*"])
+	Delivery       discover.Delivery // "" when absent (means consumer)
 	Origin         string
 	Scope          string
 	ConfigPath     string
@@ -94,15 +95,7 @@ func Load(path string, mustExist bool) (*Config, error) {
 
 // readError is the error of a failed fileio.Read of a configuration file.
 func readError(path string, err error) error {
-	switch {
-	case errors.Is(err, fileio.ErrIsDir):
-		return &Error{File: path, Msg: "is a directory"}
-	case errors.Is(err, fileio.ErrNotRegular):
-		return &Error{File: path, Msg: "not a regular file"}
-	case errors.Is(err, fileio.ErrTooLarge):
-		return &Error{File: path, Msg: fmt.Sprintf("larger than %d bytes", MaxFileSize)}
-	}
-	return &Error{File: path, Msg: "cannot read: " + fileio.Cause(err).Error()}
+	return &Error{File: path, Msg: fileio.Describe(err)}
 }
 
 // Decode decodes a configuration file's bytes; file names it in messages.
@@ -308,7 +301,7 @@ func decodeSource(t table) (Source, error) {
 		default:
 			return s, t.Errorf("delivery", "must be consumer, hook or native, not %q", d)
 		}
-		s.Delivery = d
+		s.Delivery = discover.Delivery(d)
 	}
 	for _, kv := range []struct {
 		key string

@@ -28,7 +28,7 @@ type Discussion struct {
 	MaxTokens   *int
 	// ToolCleanup is none, stub-old-results or auto; "" when absent
 	// (none).
-	ToolCleanup   string
+	ToolCleanup   history.ToolCleanupMode
 	ContextWindow *int
 	Threshold     *float64
 	// KeepToolRounds is keep_tool_rounds.
@@ -96,7 +96,7 @@ func (d *Discussion) ints() []struct {
 // context_window and threshold need tool_cleanup auto. The messages name no
 // syntax, so that ctx messages can report them for its flags.
 func (d *Discussion) Check() (key, msg string) {
-	if d.ToolCleanup != "" && !oneOf(d.ToolCleanup, toolCleanupModes()) {
+	if d.ToolCleanup != "" && !oneOf(string(d.ToolCleanup), toolCleanupModes()) {
 		return "tool_cleanup", fmt.Sprintf("must be none, stub-old-results or auto, not %q", d.ToolCleanup)
 	}
 	for _, kv := range d.ints() {
@@ -110,7 +110,7 @@ func (d *Discussion) Check() (key, msg string) {
 	if t := d.Threshold; t != nil && !(*t > 0 && *t <= 1) {
 		return "threshold", fmt.Sprintf("must be a fraction in (0, 1], not %v", *t)
 	}
-	if d.ToolCleanup != "auto" {
+	if d.ToolCleanup != history.CleanupAuto {
 		if d.ContextWindow != nil {
 			return "context_window", "applies only when tool cleanup is auto"
 		}
@@ -155,6 +155,13 @@ func decodeDiscussion(t table, c *Config) error {
 	}
 	d.History = h
 	for _, kv := range d.ints() {
+		if kv.key == "max_tokens" {
+			// a token budget, as in [files]: 1 or more, or inf
+			if d.MaxTokens, err = tokenLimit(dt, kv.key); err != nil {
+				return err
+			}
+			continue
+		}
 		n, ok, err := dt.Int(kv.key)
 		if err != nil {
 			return err
@@ -173,7 +180,7 @@ func decodeDiscussion(t table, c *Config) error {
 		if s == "" {
 			return dt.Errorf("tool_cleanup", "must be none, stub-old-results or auto, not \"\"")
 		}
-		d.ToolCleanup = s
+		d.ToolCleanup = history.ToolCleanupMode(s)
 	}
 	if f, ok, err := dt.Number("threshold"); err != nil {
 		return err
@@ -232,7 +239,8 @@ func (d *Discussion) HistoryOptions() history.Options {
 	}
 	o.MaxContextMessageCount = measure.MaxOf(d.MaxMessages)
 	if d.MaxTokens != nil && *d.MaxTokens > 0 {
-		// 0 is no budget, as --max-tokens 0 is in every command
+		// the flag --max-tokens 0 is no budget, as in every command (the
+		// configuration refuses 0)
 		o.MaxContextTokens = measure.MaxOf(d.MaxTokens)
 	}
 	if d.KeepToolRounds != nil {
@@ -254,7 +262,7 @@ func (d *Discussion) HistoryOptions() history.Options {
 	if d.MaxInlineBytes != nil {
 		o.MaxInlineBytes = *d.MaxInlineBytes
 	}
-	o.ToolCleanupMode = history.ToolCleanupMode(d.ToolCleanup)
+	o.ToolCleanupMode = d.ToolCleanup
 	if d.ContextWindow != nil {
 		o.Pressure.ContextWindow = *d.ContextWindow
 	}

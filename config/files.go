@@ -1,6 +1,11 @@
 package config
 
-import "strings"
+import (
+	"math"
+	"strings"
+
+	"github.com/ctxaudit/ctx/aggregate"
+)
 
 // Aggregate holds the [files], [screenshots], [output] and [presets.NAME]
 // tables used by the aggregation pipeline (package aggregate). Nil tables
@@ -17,8 +22,8 @@ type Aggregate struct {
 type Files struct {
 	Line     int
 	BaseDir  *string
-	Paths    []FileEntry // nil when absent
-	Strategy *string     // auto, summarize or full
+	Paths    []FileEntry         // nil when absent
+	Strategy *aggregate.Strategy // auto, summarize or full
 	// SummaryOnly is summary_only.
 	SummaryOnly *bool
 	// MaxTokens is max_tokens, the token budget of all aggregated files
@@ -37,9 +42,9 @@ type FileEntry struct {
 	// AutoAggregate is nil when absent (true).
 	AutoAggregate  *bool
 	ForceFull      bool
-	ViewMode       string // "" when absent
+	ViewMode       aggregate.ViewMode // "" when absent
 	Tier           int
-	ASTMask        map[string]string
+	ASTMask        map[string]aggregate.MaskMode
 	CustomSlices   []SliceEntry
 	ASTSignatures  bool
 	ASTDefinitions bool
@@ -224,7 +229,8 @@ func decodeFiles(t table) (*Files, error) {
 		if !oneOf(s, strategies()) {
 			return nil, t.Errorf("strategy", "must be auto, summarize or full, not %q", s)
 		}
-		f.Strategy = &s
+		st := aggregate.Strategy(s)
+		f.Strategy = &st
 	}
 	if b, ok, err := t.Bool("summary_only"); err != nil {
 		return nil, err
@@ -235,20 +241,38 @@ func decodeFiles(t table) (*Files, error) {
 		key string
 		dst **int
 	}{{"max_tokens", &f.MaxTokens}, {"max_file_tokens", &f.MaxFileTokens}} {
-		n, ok, err := t.Int(kv.key)
-		if err != nil {
+		var err error
+		if *kv.dst, err = tokenLimit(t, kv.key); err != nil {
 			return nil, err
 		}
-		if !ok {
-			continue
-		}
-		if n < 1 || n > 1<<31-1 {
-			return nil, t.Errorf(kv.key, "must be a number of tokens (1 or more; leave it out for no limit), not %d", n)
-		}
-		v := int(n)
-		*kv.dst = &v
 	}
 	return f, nil
+}
+
+// tokenLimit reads a token budget: a whole number of tokens, 1 or more, or
+// inf (TOML inf or the string "inf") for no limit, as an absent key is; nil
+// is no limit. 0 is refused: a budget of no tokens would leave nothing.
+func tokenLimit(t table, key string) (*int, error) {
+	v, ok := t.M[key]
+	if !ok {
+		return nil, nil
+	}
+	if s, isStr := v.(string); isStr && (s == "inf" || s == "Inf") {
+		return nil, nil
+	}
+	if f, isFloat := v.(float64); isFloat && math.IsInf(f, 1) {
+		return nil, nil
+	}
+	const what = "must be a number of tokens (1 or more), or inf (or leave it out) for no limit"
+	n, _, err := t.Int(key)
+	if err != nil {
+		return nil, t.Errorf(key, "%s, not %s", what, describeValue(v))
+	}
+	if n < 1 || n > 1<<31-1 {
+		return nil, t.Errorf(key, "%s, not %d", what, n)
+	}
+	i := int(n)
+	return &i, nil
 }
 
 // optPath reads an optional non-blank string.
@@ -352,7 +376,7 @@ func decodeFileEntry(t table) (FileEntry, error) {
 		if !oneOf(vm, viewModes()) {
 			return fe, t.Errorf("view_mode", "must be one of %s, not %q", strings.Join(viewModes(), ", "), vm)
 		}
-		fe.ViewMode = vm
+		fe.ViewMode = aggregate.ViewMode(vm)
 	}
 	if n, ok, err := t.Int("tier"); err != nil {
 		return fe, err
@@ -365,7 +389,7 @@ func decodeFileEntry(t table) (FileEntry, error) {
 	if mt, ok, err := t.Sub("ast_mask"); err != nil {
 		return fe, err
 	} else if ok {
-		fe.ASTMask = make(map[string]string, len(mt.M))
+		fe.ASTMask = make(map[string]aggregate.MaskMode, len(mt.M))
 		for _, sym := range sortedByLine(mt) {
 			if isBlank(sym) {
 				return fe, mt.Errorf(sym, "symbol must not be empty")
@@ -377,7 +401,7 @@ func decodeFileEntry(t table) (FileEntry, error) {
 			if !oneOf(m, maskModes()) {
 				return fe, mt.Errorf(sym, "must be def, sig or hide, not %q", m)
 			}
-			fe.ASTMask[sym] = m
+			fe.ASTMask[sym] = aggregate.MaskMode(m)
 		}
 	}
 	slices, _, err := t.Tables("custom_slices")

@@ -137,10 +137,10 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		{"[files]\nstrategy = \"all\"", `ctx.toml:2: files.strategy: must be auto, summarize or full, not "all"`},
 		{"[files]\nsummary_only = 1", "ctx.toml:2: files.summary_only: must be a boolean (true or false), not an integer"},
 		{"[files]\nbase_dir = \"\"", "ctx.toml:2: files.base_dir: must not be empty"},
-		{"[files]\nmax_tokens = 0", "ctx.toml:2: files.max_tokens: must be a number of tokens (1 or more; leave it out for no limit), not 0"},
-		{"[files]\nmax_file_tokens = -5", "ctx.toml:2: files.max_file_tokens: must be a number of tokens (1 or more; leave it out for no limit), not -5"},
-		{"[files]\nmax_tokens = 1.5", "ctx.toml:2: files.max_tokens: must be a whole number, not 1.5"},
-		{"[files]\nmax_tokens = \"inf\"", "ctx.toml:2: files.max_tokens: must be a whole number, not a string"},
+		{"[files]\nmax_tokens = 0", "ctx.toml:2: files.max_tokens: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not 0"},
+		{"[files]\nmax_file_tokens = -5", "ctx.toml:2: files.max_file_tokens: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not -5"},
+		{"[files]\nmax_tokens = 1.5", "ctx.toml:2: files.max_tokens: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not 1.5"},
+		{"[files]\nmax_tokens = \"lots\"", "ctx.toml:2: files.max_tokens: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not \"lots\""},
 		{"[screenshots]\npaths = [1]", "ctx.toml:2: screenshots.paths[0]: must be a string, not an integer"},
 		{"[screenshots]\nbase = \".\"", "ctx.toml:2: screenshots.base: unknown key (allowed: base_dir, paths)"},
 		{"[output]\nnamespace = \"a/b\"", `ctx.toml:2: output.namespace: must be a non-empty name without slashes, not "a/b"`},
@@ -168,5 +168,22 @@ func TestDecodePresets(t *testing.T) {
 	}
 	if _, err := DecodePresets("presets.toml", []byte("[files]\npaths = []\n")); err == nil || err.Error() != "presets.toml:1: files: unknown key (allowed: presets)" {
 		t.Errorf("got %v", err)
+	}
+}
+
+// inf says "no limit" for every token budget of ctx.toml, as it does for
+// [budgets] and [audit]; so does leaving the key out.
+func TestTokenBudgetInf(t *testing.T) {
+	for _, src := range []string{"[files]\nmax_tokens = \"inf\"\nmax_file_tokens = inf\n", "[files]\n"} {
+		c, err := Decode("ctx.toml", []byte(src+"[discussion]\nhistory = \"h\"\nmax_tokens = \"inf\"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Aggregate.Files.MaxTokens != nil || c.Aggregate.Files.MaxFileTokens != nil || c.Discussion.MaxTokens != nil {
+			t.Errorf("%q: %+v %+v", src, c.Aggregate.Files, c.Discussion)
+		}
+		if o := c.AggregateOptions("/p", "/h"); o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() {
+			t.Errorf("options %+v", o)
+		}
 	}
 }

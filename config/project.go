@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/audit"
@@ -28,6 +27,9 @@ type ProjectOptions struct {
 	Home string
 	// Getenv reads the environment (AGENTS_GLOBAL_MD); nil is os.Getenv.
 	Getenv func(string) string
+	// UserConfigDir holds the user's presets.toml (see [PresetsFile]);
+	// "" is os.UserConfigDir(), and no user presets when there is none.
+	UserConfigDir string
 }
 
 // Project is a project directory with its configuration: what every ctx
@@ -39,8 +41,9 @@ type Project struct {
 	Dir string
 	// Home and Getenv are those of ProjectOptions, with the defaults
 	// filled in.
-	Home   string
-	Getenv func(string) string
+	Home          string
+	Getenv        func(string) string
+	UserConfigDir string
 	// Config is the decoded file; an empty Config when there is none.
 	Config *Config
 }
@@ -49,9 +52,12 @@ type Project struct {
 // its configuration strictly: an error names the file, the line and the
 // field (*Error).
 func LoadProject(o ProjectOptions) (*Project, error) {
-	p := &Project{Home: o.Home, Getenv: o.Getenv}
+	p := &Project{Home: o.Home, Getenv: o.Getenv, UserConfigDir: o.UserConfigDir}
 	if p.Home == "" {
 		p.Home, _ = os.UserHomeDir()
+	}
+	if p.UserConfigDir == "" {
+		p.UserConfigDir, _ = os.UserConfigDir()
 	}
 	if p.Getenv == nil {
 		p.Getenv = os.Getenv
@@ -77,25 +83,12 @@ func LoadProject(o ProjectOptions) (*Project, error) {
 	if o.File != "" {
 		p.Config, err = Load(o.File, true)
 	} else {
-		p.Config, err = Load(relativeToWD(filepath.Join(abs, FileName)), false)
+		p.Config, err = Load(display.RelativeToWD(filepath.Join(abs, FileName)), false)
 	}
 	if err != nil {
 		return nil, err
 	}
 	return p, nil
-}
-
-// relativeToWD shows p relative to the working directory when it lies
-// below it, so that messages name ./ctx.toml as "ctx.toml".
-func relativeToWD(p string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return p
 }
 
 // where names line of the configuration file for messages ("ctx.toml:12").
@@ -128,7 +121,7 @@ func (p *Project) ManifestOptions() manifest.Options {
 	for _, s := range c.Sources {
 		d.Extras = append(d.Extras, discover.Extra{
 			ID: s.ID, Kind: s.Kind, Path: s.Path, Text: s.Text, Audience: s.Audience,
-			Delivery: discover.Delivery(s.Delivery), Origin: s.Origin, Scope: s.Scope, ConfigPath: s.ConfigPath,
+			Delivery: s.Delivery, Origin: s.Origin, Scope: s.Scope, ConfigPath: s.ConfigPath,
 			NativeEvidence: s.NativeEvidence, Order: s.Order, Where: p.where(s.Line),
 		})
 	}
@@ -186,7 +179,7 @@ func (p *Project) Thresholds() audit.Thresholds {
 }
 
 // Presets returns the presets of the project and of the user (see
-// [Config.Presets]).
-func (p *Project) Presets(userConfigDir string) (map[string]aggregate.Preset, error) {
-	return p.Config.Presets(userConfigDir)
+// [Config.Presets]), the user's from UserConfigDir.
+func (p *Project) Presets() (map[string]aggregate.Preset, error) {
+	return p.Config.Presets(p.UserConfigDir)
 }

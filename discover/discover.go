@@ -59,6 +59,15 @@ const (
 	IDWorkspaceSoul = "workspace_soul"
 )
 
+// Kinds of the sources discovery and natives produce (extra sources name
+// their own kinds).
+const (
+	KindProject  = "project"
+	KindShared   = "shared"
+	KindIdentity = "identity"
+	KindNative   = "native"
+)
+
 // DefaultSharedPath is used when no shared path is given and
 // AGENTS_GLOBAL_MD is unset or empty.
 const DefaultSharedPath = "~/.config/agents/GLOBAL.md"
@@ -171,6 +180,11 @@ type Candidate struct {
 	Scope          string
 	ConfigPath     string
 	NativeEvidence string
+	// Implicit is true for a file ctx looks up by itself at its default
+	// location, which nobody named: the project's AGENTS.md and CLAUDE.md,
+	// and the shared file when neither a flag, shared_path nor
+	// AGENTS_GLOBAL_MD gives its path.
+	Implicit bool
 }
 
 // IsText reports whether the source is inline text rather than a file.
@@ -246,7 +260,7 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 		}
 		seen[key] = true
 		list = append(list, Candidate{
-			ID: "native:" + path, Kind: "native", RequestedPath: p, Path: path,
+			ID: "native:" + path, Kind: KindNative, RequestedPath: p, Path: path,
 			Audience: []string{"*"}, Delivery: DeliveryNative,
 			NativeEvidence: "native_paths argument",
 		})
@@ -259,7 +273,7 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 		}
 		seen[key] = true
 		list = append(list, Candidate{
-			ID: "native:" + n.Path, Kind: "native", RequestedPath: n.Path, Path: n.Path,
+			ID: "native:" + n.Path, Kind: KindNative, RequestedPath: n.Path, Path: n.Path,
 			Audience: []string{"*"}, Delivery: DeliveryNative, Origin: n.Origin, Scope: n.Scope,
 			NativeEvidence: n.Evidence,
 		})
@@ -270,8 +284,8 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 			list = append(list, c)
 		}
 		list = append(list,
-			fileCandidate(IDProjectAgents, "project", project, opts.Home, "AGENTS.md", project),
-			fileCandidate(IDProjectClaude, "project", project, opts.Home, "CLAUDE.md", project))
+			fileCandidate(IDProjectAgents, KindProject, project, "AGENTS.md", project, true),
+			fileCandidate(IDProjectClaude, KindProject, project, "CLAUDE.md", project, true))
 		if !Blank(opts.WorkspaceDir) {
 			ws := Join(project, opts.Home, opts.WorkspaceDir)
 			wsScope := ws
@@ -279,8 +293,8 @@ func Sources(ctx context.Context, opts Options) (*Result, error) {
 				wsScope = c
 			}
 			list = append(list,
-				fileCandidate(IDWorkspaceUser, "shared", ws, opts.Home, "USER.md", wsScope),
-				fileCandidate(IDWorkspaceSoul, "identity", ws, opts.Home, "SOUL.md", wsScope))
+				fileCandidate(IDWorkspaceUser, KindShared, ws, "USER.md", wsScope, false),
+				fileCandidate(IDWorkspaceSoul, KindIdentity, ws, "SOUL.md", wsScope, false))
 		}
 	}
 
@@ -317,6 +331,7 @@ func hasOrder(opts Options, list []Candidate, i int) bool {
 
 func shared(project string, opts Options) (Candidate, bool) {
 	var req string
+	implicit := false
 	switch opts.SharedMode {
 	case SharedDisabled:
 		return Candidate{}, false
@@ -327,23 +342,23 @@ func shared(project string, opts Options) (Candidate, bool) {
 			req = opts.Getenv(SharedEnv)
 		}
 		if req == "" {
-			req = DefaultSharedPath
+			req, implicit = DefaultSharedPath, true
 		}
 	}
 	return Candidate{
-		ID: IDShared, Kind: "shared", RequestedPath: req, Path: Join(project, opts.Home, req),
-		Audience: []string{"*"}, Delivery: DeliveryConsumer, Scope: "global",
+		ID: IDShared, Kind: KindShared, RequestedPath: req, Path: Join(project, opts.Home, req),
+		Audience: []string{"*"}, Delivery: DeliveryConsumer, Scope: "global", Implicit: implicit,
 	}, true
 }
 
-func fileCandidate(id, kind, dir, home, name, scope string) Candidate {
+func fileCandidate(id, kind, dir, name, scope string, implicit bool) Candidate {
 	path := dir + "/" + name
 	if strings.HasSuffix(dir, "/") {
 		path = dir + name
 	}
 	return Candidate{
 		ID: id, Kind: kind, RequestedPath: path, Path: path,
-		Audience: []string{"*"}, Delivery: DeliveryConsumer, Scope: scope,
+		Audience: []string{"*"}, Delivery: DeliveryConsumer, Scope: scope, Implicit: implicit,
 	}
 }
 

@@ -144,15 +144,15 @@ func TestDiscoveredFields(t *testing.T) {
 	t.Parallel()
 	proj := realDir(t)
 	home := realDir(t)
-	r := mustSources(t, Options{Agent: "corteza", ProjectDir: proj, Home: home, WorkspaceDir: "../ws"})
+	r := mustSources(t, Options{Agent: "corteza", ProjectDir: proj, Home: home, WorkspaceDir: "../ws", Getenv: func(string) string { return "" }})
 	ws := proj + "/../ws"
 	want := []Candidate{
 		{ID: "shared", Kind: "shared", Order: 1, RequestedPath: "~/.config/agents/GLOBAL.md", Path: home + "/.config/agents/GLOBAL.md",
-			Audience: []string{"*"}, Delivery: "consumer", Scope: "global"},
+			Audience: []string{"*"}, Delivery: "consumer", Scope: "global", Implicit: true},
 		{ID: "project_agents", Kind: "project", Order: 2, RequestedPath: proj + "/AGENTS.md", Path: proj + "/AGENTS.md",
-			Audience: []string{"*"}, Delivery: "consumer", Scope: proj},
+			Audience: []string{"*"}, Delivery: "consumer", Scope: proj, Implicit: true},
 		{ID: "project_claude", Kind: "project", Order: 3, RequestedPath: proj + "/CLAUDE.md", Path: proj + "/CLAUDE.md",
-			Audience: []string{"*"}, Delivery: "consumer", Scope: proj},
+			Audience: []string{"*"}, Delivery: "consumer", Scope: proj, Implicit: true},
 		// the workspace is joined without cleaning; its scope is the
 		// directory as given, since it does not exist here
 		{ID: "workspace_user", Kind: "shared", Order: 4, RequestedPath: ws + "/USER.md", Path: ws + "/USER.md",

@@ -40,12 +40,21 @@ const (
 	AttachmentSkipped AttachmentStatus = "skipped"
 )
 
+// AttachmentKind tells a file from a link.
+type AttachmentKind string
+
+// The attachment kinds.
+const (
+	AttachmentFileKind AttachmentKind = "file"
+	AttachmentLinkKind AttachmentKind = "link"
+)
+
 // AttachmentReport reports one file or link of a message in the context.
 type AttachmentReport struct {
 	// MessageID is the id of the message the attachment belongs to.
 	MessageID string `json:"messageId"`
-	// Kind is "file" or "link".
-	Kind string `json:"kind"`
+	// Kind is file or link.
+	Kind AttachmentKind `json:"kind"`
 	// Name is the file name or link title.
 	Name string `json:"name"`
 	// Key is the FILE_KEY (storage key, local:<path> or
@@ -180,7 +189,7 @@ func injectMessage(m *Message, pos int, contents map[string]readResult, o Option
 	}
 	var blocks strings.Builder
 	index := 1
-	content := func(kind, name, key string) {
+	content := func(kind AttachmentKind, name, key string) {
 		r, found := contents[key]
 		ar := AttachmentReport{pos: pos, MessageID: m.ID, Kind: kind, Name: name, Key: key}
 		if st, msg := readStatus(r, found); st != "" {
@@ -210,25 +219,25 @@ func injectMessage(m *Message, pos int, contents map[string]readResult, o Option
 		case f.RagMode == RagModeSessionRetrieval:
 			key := retrievalKey(f)
 			blocks.WriteString(retrievalBlock(index, f.Name, key, retrievalStatus(f), f.SessionAttachmentBlockedReason, o))
-			rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: "file", Name: f.Name, Key: key, Index: index, Status: AttachmentRetrieval})
+			rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: AttachmentFileKind, Name: f.Name, Key: key, Index: index, Status: AttachmentRetrieval})
 			index++
 		case f.StorageKey != "":
-			content("file", f.Name, f.StorageKey)
+			content(AttachmentFileKind, f.Name, f.StorageKey)
 		case f.LocalPath != "" && o.ModelSupportToolUseForFile:
 			key := "local:" + f.LocalPath
 			blocks.WriteString(toolOnlyBlock(index, f.Name, key, o))
-			rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: "file", Name: f.Name, Key: key, Index: index, Status: AttachmentToolOnly})
+			rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: AttachmentFileKind, Name: f.Name, Key: key, Index: index, Status: AttachmentToolOnly})
 			index++
 		default:
-			rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: "file", Name: f.Name, Status: AttachmentSkipped})
+			rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: AttachmentFileKind, Name: f.Name, Status: AttachmentSkipped})
 		}
 	}
 	for _, l := range m.Links {
 		if l.StorageKey == "" {
-			rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: "link", Name: l.Title, Status: AttachmentSkipped})
+			rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: AttachmentLinkKind, Name: l.Title, Status: AttachmentSkipped})
 			continue
 		}
-		content("link", l.Title, l.StorageKey)
+		content(AttachmentLinkKind, l.Title, l.StorageKey)
 	}
 	mergeAttachmentText(m, blocks.String(), o)
 }
@@ -509,7 +518,7 @@ func injectSandbox(m *Message, pos int, o Options, rep *Report) {
 		}
 		b.WriteString("</ATTACHMENT_FILE>\n")
 		blocks.WriteString(b.String())
-		rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: "file", Name: f.Name, Key: key, Index: i + 1, Status: AttachmentSandbox})
+		rep.Attachments = append(rep.Attachments, AttachmentReport{pos: pos, MessageID: m.ID, Kind: AttachmentFileKind, Name: f.Name, Key: key, Index: i + 1, Status: AttachmentSandbox})
 	}
 	mergeAttachmentText(m, blocks.String(), o)
 }

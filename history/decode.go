@@ -141,15 +141,8 @@ func ReadRequest(r io.Reader) ([]byte, Request, error) {
 // [DecodeRequest] does. Errors do not name the file; callers add its name.
 func ReadRequestFile(path string) ([]byte, Request, error) {
 	data, _, err := fileio.Read(path, MaxRequestBytes)
-	switch {
-	case errors.Is(err, fileio.ErrIsDir):
-		return nil, Request{}, errors.New("is a directory")
-	case errors.Is(err, fileio.ErrNotRegular):
-		return nil, Request{}, errors.New("not a regular file")
-	case errors.Is(err, fileio.ErrTooLarge):
-		return nil, Request{}, fmt.Errorf("larger than %d bytes", MaxRequestBytes)
-	case err != nil:
-		return nil, Request{}, fmt.Errorf("cannot read: %w", fileio.Cause(err))
+	if err != nil {
+		return nil, Request{}, errors.New(fileio.Describe(err))
 	}
 	req, err := decodeRequest(data)
 	if err != nil {

@@ -104,10 +104,36 @@ func (d *DirResolver) Read(ctx context.Context, key string) (string, error) {
 	case errors.Is(err, fileio.ErrTooLarge):
 		return "", fmt.Errorf("attachment %q is larger than %d bytes", key, d.maxBytes)
 	case err != nil:
-		return "", fmt.Errorf("failed to read attachment %q: %w", key, err)
+		return "", fmt.Errorf("attachment %q: %s", key, fileio.Describe(err))
 	}
 	if err := ctx.Err(); err != nil {
 		return "", err
 	}
 	return string(b), nil
 }
+
+// BuildRequest builds req as [Build] does, with the request's compaction
+// points, reading attachments from attachmentsDir (when not "") through a
+// [DirResolver] that it closes; o.AttachmentResolver is used otherwise.
+// It is how `ctx messages` and the manifest's history build a history file.
+func BuildRequest(ctx context.Context, req Request, o Options, attachmentsDir string) (Result, error) {
+	o.CompactionPoints = req.CompactionPoints
+	if attachmentsDir != "" {
+		dr, err := NewDirResolver(attachmentsDir, 0, 0)
+		if err != nil {
+			return Result{}, &AttachmentsDirError{Err: err}
+		}
+		defer dr.Close()
+		o.AttachmentResolver = dr
+	}
+	return Build(ctx, req.Messages, o)
+}
+
+// AttachmentsDirError is returned by [BuildRequest] when the attachments
+// directory cannot be opened.
+type AttachmentsDirError struct{ Err error }
+
+func (e *AttachmentsDirError) Error() string { return e.Err.Error() }
+
+// Unwrap returns the cause.
+func (e *AttachmentsDirError) Unwrap() error { return e.Err }

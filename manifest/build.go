@@ -80,7 +80,11 @@ func (e *BudgetError) Error() string {
 //     recorded as [History], and its section last, so that everything
 //     before it is a stable prefix.
 //
-// Every size is counted with Options.Estimator.
+// Every size is counted with Options.Estimator. To do what `ctx manifest`
+// does for a project, take the options from its configuration:
+//
+//	p, err := config.LoadProject(config.ProjectOptions{Dir: dir})
+//	m, err := manifest.Build(ctx, p.ManifestOptions())
 func Build(ctx context.Context, opts Options) (*Manifest, error) {
 	m, err := buildSources(ctx, opts)
 	if err != nil {
@@ -141,6 +145,9 @@ func buildSources(ctx context.Context, opts Options) (*Manifest, error) {
 	decide(rows, disc.Agent)
 	applyBudgets(rows, opts.Budgets)
 	for i := range rows {
+		if rows[i].c.Implicit {
+			m.ImplicitSources = append(m.ImplicitSources, rows[i].c.ID)
+		}
 		m.Sources = append(m.Sources, rows[i].source(est))
 		m.Fragments = append(m.Fragments, Fragment{ID: rows[i].c.ID, Text: string(rows[i].emitted)})
 	}

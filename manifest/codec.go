@@ -93,15 +93,8 @@ func decode(data []byte) (*Manifest, error) {
 // MaxManifestBytes. Errors name the file as given.
 func ReadFile(path string) (*Manifest, error) {
 	data, _, err := fileio.Read(path, MaxManifestBytes)
-	switch {
-	case errors.Is(err, fileio.ErrIsDir):
-		return nil, fmt.Errorf("%s: is a directory", path)
-	case errors.Is(err, fileio.ErrNotRegular):
-		return nil, fmt.Errorf("%s: not a regular file", path)
-	case errors.Is(err, fileio.ErrTooLarge):
-		return nil, fmt.Errorf("%s: manifest larger than %d bytes", path, MaxManifestBytes)
-	case err != nil:
-		return nil, fmt.Errorf("%s: cannot read: %w", path, fileio.Cause(err))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %s", path, fileio.Describe(err))
 	}
 	m, err := decode(data)
 	if err != nil {

@@ -2,7 +2,9 @@ package manifest
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/history"
@@ -13,7 +15,8 @@ import (
 // built (see [Options].History).
 type HistoryOptions struct {
 	// Path is the history file, a {"messages": [...], "compactionPoints":
-	// [...]} document, read through ctx's bounded reader.
+	// [...]} document, read through ctx's bounded reader; a relative path
+	// is relative to the project directory.
 	Path string
 	// Name is recorded as History.File and names the file in errors; ""
 	// uses Path.
@@ -23,8 +26,8 @@ type HistoryOptions struct {
 	// of the file.
 	Options history.Options
 	// AttachmentsDir, when not "", is the directory attachments are read
-	// from by storage key (history.NewDirResolver); it replaces
-	// Options.AttachmentResolver.
+	// from by storage key (history.NewDirResolver), relative to the project
+	// directory unless absolute; it replaces Options.AttachmentResolver.
 	AttachmentsDir string
 	// Where prefixes errors ("ctx.toml:12: discussion").
 	Where string
@@ -36,6 +39,20 @@ type HistoryOptions struct {
 // newline); no numbered output file is written. Problems with single files
 // are recorded in their rows (and reported by the audit), never returned.
 func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure.Estimator) error {
+	// relative directories are relative to the project directory, which is
+	// the base directory when none is given
+	o.BaseDir = inProject(m.ProjectDir, o.BaseDir)
+	if o.ScreenshotBaseDir != "" {
+		o.ScreenshotBaseDir = inProject(m.ProjectDir, o.ScreenshotBaseDir)
+	}
+	if o.OutputDir != "" {
+		o.OutputDir = inProject(m.ProjectDir, o.OutputDir)
+	}
+	skip := make([]string, len(o.SkipDirs))
+	for i, d := range o.SkipDirs {
+		skip[i] = inProject(m.ProjectDir, d)
+	}
+	o.SkipDirs = skip
 	if o.OutputDir != "" {
 		// earlier outputs must not feed back into the section
 		o.SkipDirs = append(append([]string(nil), o.SkipDirs...), o.OutputDir)
@@ -75,16 +92,28 @@ func FileRows(res *aggregate.Result) []FileRow {
 	return rows
 }
 
+// inProject resolves a path of the options against the project directory:
+// "" is the project directory, an absolute path stays.
+func inProject(project, p string) string {
+	if p == "" {
+		return project
+	}
+	if filepath.IsAbs(p) {
+		return p
+	}
+	return filepath.Join(project, p)
+}
+
 func intp(n int) *int       { return &n }
 func strp(s string) *string { return &s }
 
 func fileRow(it *aggregate.Item) FileRow {
 	r := FileRow{
-		Entry: it.Entry, Path: it.Path, ViewMode: string(it.ViewMode), Language: it.Language,
+		Entry: it.Entry, Path: it.Path, ViewMode: it.ViewMode, Language: it.Language,
 		Status: it.RowStatus(), Error: it.Error, Fallback: it.Fallback, Degraded: it.Degraded,
 	}
 	if it.RequestedViewMode != "" && it.RequestedViewMode != it.ViewMode {
-		r.RequestedViewMode = string(it.RequestedViewMode)
+		r.RequestedViewMode = it.RequestedViewMode
 	}
 	if it.Source.Hash != "" {
 		r.SourceBytes, r.SourceHash = intp(it.Source.Bytes), strp(it.Source.Hash)
@@ -111,7 +140,7 @@ func fileRow(it *aggregate.Item) FileRow {
 // image is linked, never inlined), the image's bytes and hash.
 func screenshotRow(sh *aggregate.Screenshot) FileRow {
 	r := FileRow{
-		Kind: FileKindScreenshot, Entry: sh.Entry, Path: sh.Path, ViewMode: string(aggregate.ViewFull),
+		Kind: FileKindScreenshot, Entry: sh.Entry, Path: sh.Path, ViewMode: aggregate.ViewFull,
 		Language: aggregate.FenceLanguage(sh.Path), Status: sh.Status, Error: sh.Error,
 	}
 	if sh.Source.Hash != "" {
@@ -146,7 +175,7 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 	if h.Where != "" {
 		where = h.Where
 	}
-	data, req, err := history.ReadRequestFile(h.Path)
+	data, req, err := history.ReadRequestFile(inProject(m.ProjectDir, h.Path))
 	if err != nil {
 		return fmt.Errorf("%s.history: %s: %w", where, name, err)
 	}
@@ -154,17 +183,16 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 	if o.Estimator == nil {
 		o.Estimator = est
 	}
-	o.CompactionPoints = req.CompactionPoints
+	att := ""
 	if h.AttachmentsDir != "" {
-		dr, err := history.NewDirResolver(h.AttachmentsDir, 0, 0)
-		if err != nil {
-			return fmt.Errorf("%s.attachments: %w", where, err)
-		}
-		defer dr.Close()
-		o.AttachmentResolver = dr
+		att = inProject(m.ProjectDir, h.AttachmentsDir)
 	}
-	res, err := history.Build(ctx, req.Messages, o)
-	if err != nil {
+	res, err := history.BuildRequest(ctx, req, o, att)
+	var ae *history.AttachmentsDirError
+	switch {
+	case errors.As(err, &ae):
+		return fmt.Errorf("%s.attachments: %w", where, ae.Err)
+	case err != nil:
 		return fmt.Errorf("%s: %w", where, err)
 	}
 	text := ""
@@ -173,9 +201,9 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 		m.Sections = append(m.Sections, NewSection(SectionHistory, text, o.Estimator))
 	}
 	rep := res.Report
-	dropped := map[string]int{}
+	dropped := map[history.DropReason]int{}
 	for _, dr := range rep.Dropped {
-		dropped[string(dr.Reason)]++
+		dropped[dr.Reason]++
 	}
 	stubbed := 0
 	for _, st := range rep.Stubbed {

@@ -166,3 +166,25 @@ func TestBuildFiles(t *testing.T) {
 		t.Error("a cancelled context did not stop Build")
 	}
 }
+
+// Relative paths in the options are relative to the project directory,
+// not to the working directory of the process; the base directory of the
+// files defaults to the project directory.
+func TestBuildPathsRelativeToProject(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"src/main.go":       "package main\n",
+		"chat/history.json": `{"messages": [{"id": "u", "role": "user", "contentParts": [{"type": "text", "text": "hi"}]}]}`,
+	})
+	t.Chdir(t.TempDir())
+	m, err := manifest.Build(context.Background(), manifest.Options{
+		Discover: discover.Options{Agent: "a", ProjectDir: dir, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+		Files:    &aggregate.Options{Files: []aggregate.FileItem{{Path: "src/main.go"}}},
+		History:  &manifest.HistoryOptions{Path: "chat/history.json", AttachmentsDir: "chat"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Files) != 1 || m.Files[0].Status != aggregate.StatusOK || m.History == nil || m.History.MessagesOut != 1 || m.History.File != "chat/history.json" {
+		t.Errorf("files %+v history %+v", m.Files, m.History)
+	}
+}

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -9,24 +10,27 @@ import (
 // optional fields that older readers of version 1 never saw, and a manifest
 // without them is exactly the original format.
 
-// Section ids, in rendering order.
+// SectionID names a [Section].
+type SectionID string
+
+// Section ids, in rendering order: the files section holds the
+// screenshots too.
 const (
-	SectionFiles       = "files"
-	SectionScreenshots = "screenshots"
-	SectionHistory     = "discussion_history"
+	SectionFiles   SectionID = "files"
+	SectionHistory SectionID = "discussion_history"
 )
 
 // Section is a block of rendered text that follows the instruction
 // fragments: the aggregated files (with screenshots) first, the discussion
 // history last, so that the static prefix stays the same across turns.
 type Section struct {
-	ID     string `json:"id"`
-	Text   string `json:"text"`
-	Bytes  int    `json:"bytes"`
-	Chars  int    `json:"chars"`
-	Lines  int    `json:"lines"`
-	Tokens int    `json:"tokens"`
-	Hash   string `json:"hash"`
+	ID     SectionID `json:"id"`
+	Text   string    `json:"text"`
+	Bytes  int       `json:"bytes"`
+	Chars  int       `json:"chars"`
+	Lines  int       `json:"lines"`
+	Tokens int       `json:"tokens"`
+	Hash   string    `json:"hash"`
 }
 
 // FileKind tells a screenshot row from a project file's.
@@ -41,14 +45,14 @@ const FileKindScreenshot FileKind = "screenshot"
 type FileRow struct {
 	// Kind is "" for a project file and "screenshot" for an image the
 	// section links to (its bytes are hashed, never inlined).
-	Kind     FileKind `json:"kind,omitempty"`
-	Entry    string   `json:"entry"`
-	Path     string   `json:"path"`
-	ViewMode string   `json:"view_mode"`
+	Kind     FileKind           `json:"kind,omitempty"`
+	Entry    string             `json:"entry"`
+	Path     string             `json:"path"`
+	ViewMode aggregate.ViewMode `json:"view_mode"`
 	// RequestedViewMode is the view asked for, when it differs from
 	// ViewMode (a fallback or the token budget).
-	RequestedViewMode string `json:"requested_view_mode,omitempty"`
-	Language          string `json:"language"`
+	RequestedViewMode aggregate.ViewMode `json:"requested_view_mode,omitempty"`
+	Language          string             `json:"language"`
 	// Status is "ok", "error", "binary", "excluded" (auto_aggregate false),
 	// "omitted" (left out by the token budget), "degraded" (a cheaper view
 	// chosen by the token budget) or "fallback" (the view fell back to a
@@ -90,22 +94,22 @@ type SliceRow struct {
 
 // History records the discussion history that was rendered last.
 type History struct {
-	// File is the history file as configured ("" when given otherwise).
-	File         string         `json:"file"`
-	SourceHash   string         `json:"source_hash"`
-	MessagesIn   int            `json:"messages_in"`
-	MessagesOut  int            `json:"messages_out"`
-	TokensBefore int            `json:"tokens_before"`
-	TokensAfter  int            `json:"tokens_after"`
-	Dropped      map[string]int `json:"dropped"`
-	Stubbed      int            `json:"stubbed"`
+	// File is the history file as configured (HistoryOptions.Name).
+	File         string                     `json:"file"`
+	SourceHash   string                     `json:"source_hash"`
+	MessagesIn   int                        `json:"messages_in"`
+	MessagesOut  int                        `json:"messages_out"`
+	TokensBefore int                        `json:"tokens_before"`
+	TokensAfter  int                        `json:"tokens_after"`
+	Dropped      map[history.DropReason]int `json:"dropped"`
+	Stubbed      int                        `json:"stubbed"`
 	// Hash is the BLAKE3 of the rendered section text.
 	Hash string `json:"hash"`
 }
 
 // NewSection measures text and returns it as a section (est nil uses
 // measure.Default()).
-func NewSection(id, text string, est measure.Estimator) Section {
+func NewSection(id SectionID, text string, est measure.Estimator) Section {
 	z := measure.Measure([]byte(text), est)
 	return Section{ID: id, Text: text, Bytes: z.Bytes, Chars: z.Chars, Lines: z.Lines, Tokens: z.Tokens, Hash: measure.Hash([]byte(text))}
 }

@@ -38,6 +38,12 @@ type Manifest struct {
 	Sections []Section `json:"sections,omitempty"`
 	// Profile records what the agent loads by itself (see [Profile]).
 	Profile *Profile `json:"profile,omitempty"`
+	// ImplicitSources lists, in order, the ids of the sources ctx looked up
+	// by itself at their default locations, which nobody named (the
+	// project's AGENTS.md and CLAUDE.md, the shared file at
+	// ~/.config/agents/GLOBAL.md when nothing gave its path). The audit
+	// reports such a source that is missing as info, not a warning.
+	ImplicitSources []string `json:"implicit_sources,omitempty"`
 }
 
 // Tool describes the program that wrote the manifest.

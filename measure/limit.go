@@ -8,9 +8,9 @@ import (
 )
 
 // Limit is an upper bound on a count: characters, lines, tokens or
-// messages. It is the one way every ctx budget says "no limit": the zero
-// value (in Go), null (in JSON), an absent key or "inf" (in ctx.toml).
-// [Max] makes a bound; Max(0) allows nothing.
+// messages. It is the one way every ctx budget says "no limit" in Go: the
+// zero value; manifests write it as null, and ctx.toml as an absent key or
+// inf. [Max] makes a bound; Max(0) allows nothing.
 //
 // Limits are values: copying one copies the bound, and [Limit.Minus]
 // returns what remains of a pool.

@@ -198,11 +198,14 @@ func Outline(ctx context.Context, lang Language, src []byte) (string, error) {
 	return b.String(), nil
 }
 
+// MaskMode says what [Mask] shows of a symbol.
+type MaskMode string
+
 // Mask modes accepted by [Mask].
 const (
-	MaskDef  = "def"  // the whole definition
-	MaskSig  = "sig"  // the declaration with its body elided
-	MaskHide = "hide" // nothing
+	MaskDef  MaskMode = "def"  // the whole definition
+	MaskSig  MaskMode = "sig"  // the declaration with its body elided
+	MaskHide MaskMode = "hide" // nothing
 )
 
 // UnknownSymbolsError reports mask entries that name no symbol of the file
@@ -237,7 +240,7 @@ func (e *UnknownSymbolsError) Error() string {
 // Entries naming no symbol, or with another mode, are reported by an
 // *[UnknownSymbolsError]; the entries that did resolve are still rendered
 // and returned with it.
-func Mask(ctx context.Context, lang Language, src []byte, mask map[string]string) (string, error) {
+func Mask(ctx context.Context, lang Language, src []byte, mask map[string]MaskMode) (string, error) {
 	p, err := parse(ctx, lang, src)
 	if err != nil {
 		return "", err
@@ -274,7 +277,7 @@ func Mask(ctx context.Context, lang Language, src []byte, mask map[string]string
 			uerr.Names = append(uerr.Names, path)
 		}
 		if mode != MaskDef && mode != MaskSig && mode != MaskHide {
-			uerr.Modes = append(uerr.Modes, path+"="+mode)
+			uerr.Modes = append(uerr.Modes, path+"="+string(mode))
 		}
 	}
 	out := strings.Join(parts, "\n\n")

@@ -39,7 +39,7 @@ func golden(t *testing.T, name, got string) {
 	}
 }
 
-func readMask(t *testing.T, path string) map[string]string {
+func readMask(t *testing.T, path string) map[string]MaskMode {
 	data, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -47,13 +47,13 @@ func readMask(t *testing.T, path string) map[string]string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := map[string]string{}
+	m := map[string]MaskMode{}
 	for _, l := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		k, v, ok := strings.Cut(l, "=")
 		if !ok {
 			t.Fatalf("%s: bad line %q", path, l)
 		}
-		m[k] = v
+		m[k] = MaskMode(v)
 	}
 	return m
 }
@@ -161,7 +161,7 @@ func TestDetect(t *testing.T) {
 
 func TestMaskErrors(t *testing.T) {
 	src := []byte("def f():\n    return 1\n\nclass C:\n    def m(self):\n        pass\n")
-	got, err := Mask(context.Background(), Python, src, map[string]string{
+	got, err := Mask(context.Background(), Python, src, map[string]MaskMode{
 		"f": "def", "C.missing": "def", "nope": "sig", "C.m": "bogus",
 	})
 	var uerr *UnknownSymbolsError
@@ -256,7 +256,7 @@ def top():
 			t.Errorf("outline lacks %q:\n%s", want, out)
 		}
 	}
-	if _, err := Mask(ctx, Python, src, map[string]string{"T": MaskSig}); err != nil {
+	if _, err := Mask(ctx, Python, src, map[string]MaskMode{"T": MaskSig}); err != nil {
 		t.Errorf("mask: %v", err)
 	}
 }

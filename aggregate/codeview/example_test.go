@@ -54,7 +54,7 @@ class Greeter:
 
 func ExampleMask() {
 	src := []byte("package p\n\n// Add adds.\nfunc Add(a, b int) int {\n\treturn a + b\n}\n\ntype T struct{ n int }\n\nfunc (t *T) Inc() { t.n++ }\n")
-	out, err := codeview.Mask(context.Background(), codeview.Go, src, map[string]string{
+	out, err := codeview.Mask(context.Background(), codeview.Go, src, map[string]codeview.MaskMode{
 		"Add": "sig", "T.Inc": "def", "T": "hide",
 	})
 	fmt.Println(out)

@@ -90,9 +90,9 @@ func FuzzMaskGo(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		mask := map[string]string{}
+		mask := map[string]MaskMode{}
 		for i, s := range ss {
-			mask[s.Path] = []string{MaskDef, MaskSig, MaskHide}[i%3]
+			mask[s.Path] = []MaskMode{MaskDef, MaskSig, MaskHide}[i%3]
 		}
 		if _, err := Mask(context.Background(), Go, src, mask); err != nil {
 			t.Fatal(err)

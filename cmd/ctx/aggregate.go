@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/mattn/go-isatty"
@@ -54,8 +53,8 @@ Examples:
 			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, masked, none or custom"},
 			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize or full (default: [files] strategy, else auto)"},
 			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by relative path or base name (repeatable)"},
-			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (default: [files] max_tokens, else none)"},
-			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (default: [files] max_file_tokens, else none)"}),
+			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: none; default: [files] max_tokens, else none)"},
+			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: none; default: [files] max_file_tokens, else none)"}),
 		Action: func(c *cli.Context) error { return e.aggregate(c) },
 	}}
 }
@@ -72,8 +71,7 @@ func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.
 		if len(args) > 0 {
 			return o, usagef("--preset and paths as arguments cannot be used together")
 		}
-		userDir, _ := os.UserConfigDir()
-		presets, err := p.Presets(userDir)
+		presets, err := p.Presets()
 		if err != nil {
 			return o, err
 		}
@@ -148,10 +146,15 @@ func (e *env) aggregate(c *cli.Context) error {
 		dst  *measure.Limit
 	}{{"max-tokens", &o.MaxTokens}, {"max-file-tokens", &o.MaxFileTokens}} {
 		if c.IsSet(f.name) {
-			if c.Int(f.name) < 1 {
-				return usagef("--%s: must be 1 or more, not %d", f.name, c.Int(f.name))
+			// 0 is no limit, as --max-tokens 0 is in ctx messages
+			switch n := c.Int(f.name); {
+			case n < 0:
+				return usagef("--%s: must not be negative, not %d", f.name, n)
+			case n == 0:
+				*f.dst = measure.Limit{}
+			default:
+				*f.dst = measure.Max(int64(n))
 			}
-			*f.dst = measure.Max(int64(c.Int(f.name)))
 		}
 	}
 	if c.Bool("stdout") || format == "json" {
@@ -179,20 +182,8 @@ func (e *env) aggregate(c *cli.Context) error {
 		_, err := io.WriteString(e.stdout, res.Markdown+"\n")
 		return err
 	}
-	_, err = fmt.Fprintln(e.stdout, filepath.ToSlash(relativeTo(res.OutputPath)))
+	_, err = fmt.Fprintln(e.stdout, res.ShownOutputPath())
 	return err
-}
-
-// relativeTo shows p relative to the working directory when it lies below it.
-func relativeTo(p string) string {
-	wd, err := os.Getwd()
-	if err != nil {
-		return p
-	}
-	if r, err := filepath.Rel(wd, p); err == nil && !strings.HasPrefix(r, "..") {
-		return r
-	}
-	return p
 }
 
 // itemWarnings reports an item's problems on stderr.

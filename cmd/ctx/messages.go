@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"strings"
 
@@ -88,18 +89,16 @@ func (e *env) messages(c *cli.Context) error {
 	} else if _, req, err = history.ReadRequestFile(name); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	o := d.HistoryOptions()
-	o.CompactionPoints = req.CompactionPoints
+	att := ""
 	if d.Attachments != nil {
-		dr, err := history.NewDirResolver(*d.Attachments, 0, 0)
-		if err != nil {
-			return usagef("--attachments: %v", err)
-		}
-		defer dr.Close()
-		o.AttachmentResolver = dr
+		att = *d.Attachments
 	}
-	res, err := history.Build(c.Context, req.Messages, o)
-	if err != nil {
+	res, err := history.BuildRequest(c.Context, req, d.HistoryOptions(), att)
+	var ae *history.AttachmentsDirError
+	switch {
+	case errors.As(err, &ae):
+		return usagef("--attachments: %v", ae.Err)
+	case err != nil:
 		return err
 	}
 	var out bytes.Buffer
@@ -117,7 +116,7 @@ func (e *env) messages(c *cli.Context) error {
 // by the same rules as the configuration.
 func discussionFlags(c *cli.Context) (*config.Discussion, error) {
 	d := &config.Discussion{
-		ToolCleanup:     c.String("tool-cleanup"),
+		ToolCleanup:     history.ToolCleanupMode(c.String("tool-cleanup")),
 		Sandbox:         c.Bool("sandbox"),
 		ToolUseForFiles: c.Bool("tool-use-for-files"),
 		Fixes:           c.Bool("fixes"),

@@ -2,8 +2,6 @@ package main
 
 import (
 	"fmt"
-	"math"
-	"strconv"
 	"strings"
 	"unicode"
 
@@ -119,23 +117,11 @@ func thresholds(c *cli.Context, p *config.Project) (audit.Thresholds, error) {
 		if !c.IsSet(f.name) {
 			continue
 		}
-		v, err := parseThreshold(c.String(f.name))
+		v, err := audit.ParseThreshold(c.String(f.name))
 		if err != nil {
 			return th, usagef("--%s: %v", f.name, err)
 		}
 		*f.dst = v
 	}
 	return th, nil
-}
-
-func parseThreshold(s string) (float64, error) {
-	if s == "inf" || s == "Inf" {
-		return math.Inf(1), nil
-	}
-	// the whole argument must be a number: Sscanf("%g") read "1e3x" as 1000
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || v < 0 {
-		return 0, fmt.Errorf("must be a nonnegative number or inf, not %q", s)
-	}
-	return v, nil
 }

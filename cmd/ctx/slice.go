@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -9,11 +8,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/config"
-	"github.com/ctxaudit/ctx/internal/fileio"
 )
-
-// maxSliceFile bounds the file read by ctx slice add.
-const maxSliceFile = aggregate.DefaultMaxFileBytes
 
 func sliceCommands(e *env) []*cli.Command {
 	return []*cli.Command{{
@@ -70,34 +65,12 @@ func (e *env) sliceAdd(c *cli.Context) error {
 	if lines[1] < lines[0] {
 		return usagef("END (%d) must not be before START (%d)", lines[1], lines[0])
 	}
-	src, err := readCapped(file, maxSliceFile)
+	s, err := aggregate.NewSliceFromFile(file, lines[0], lines[1], c.String("tag"), c.String("comment"))
 	if err != nil {
 		return err
 	}
-	if aggregate.IsBinary(src) {
-		return fmt.Errorf("%s: binary file", file)
-	}
-	s, err := aggregate.NewSlice(src, lines[0], lines[1], c.String("tag"), c.String("comment"))
-	if err != nil {
-		return fmt.Errorf("%s: %v", file, err)
-	}
 	_, err = fmt.Fprintln(e.stdout, config.SliceTOML(s))
 	return err
-}
-
-func readCapped(file string, limit int64) ([]byte, error) {
-	data, _, err := fileio.Read(file, limit)
-	switch {
-	case errors.Is(err, fileio.ErrIsDir):
-		return nil, fmt.Errorf("%s: is a directory", file)
-	case errors.Is(err, fileio.ErrNotRegular):
-		return nil, fmt.Errorf("%s: not a regular file", file)
-	case errors.Is(err, fileio.ErrTooLarge):
-		return nil, fmt.Errorf("%s: larger than %d bytes", file, limit)
-	case err != nil:
-		return nil, fmt.Errorf("%s: cannot read: %w", file, fileio.Cause(err))
-	}
-	return data, nil
 }
 
 func (e *env) sliceCheck(c *cli.Context) error {

@@ -3,7 +3,10 @@
 package archtest
 
 import (
+	"go/ast"
 	"go/build"
+	"go/parser"
+	"go/token"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -55,7 +58,7 @@ func deps(t *testing.T, pkg string, memo map[string][]string) []string {
 
 func TestLayers(t *testing.T) {
 	memo := map[string][]string{}
-	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config"}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile"}
 	for _, tc := range []struct {
 		pkg     string
 		never   []string // packages pkg must not import, directly or not
@@ -67,7 +70,10 @@ func TestLayers(t *testing.T) {
 		{"manifest", []string{"config", "audit", "render"}, "library packages take options, never ctx.toml types"},
 		{"render", []string{"config", "audit"}, "render only reads a manifest"},
 		{"audit", []string{"config"}, "audit takes a manifest and thresholds"},
-		{"measure", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render"}, "sizes are the bottom layer"},
+		{"measure", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render", "profile"}, "sizes are the bottom layer"},
+		{"profile", []string{"manifest", "aggregate", "history", "config", "audit", "render"}, "a profile lists what an agent loads; manifest decides"},
+		{"aggregate/codeview", []string{"manifest", "aggregate", "history", "config", "audit", "render", "discover", "profile"}, "views of one file"},
+		{"schemas", []string{"manifest", "aggregate", "history", "config", "audit", "render", "discover", "profile"}, "the schema stands alone"},
 	} {
 		for _, d := range deps(t, tc.pkg, memo) {
 			for _, n := range tc.never {
@@ -82,6 +88,9 @@ func TestLayers(t *testing.T) {
 			if strings.HasPrefix(d, "cmd/") || strings.HasPrefix(d, "examples/") {
 				t.Errorf("library package %s imports %s", pkg, d)
 			}
+			if d == "config" {
+				t.Errorf("library package %s imports config: libraries take options, never ctx.toml types", pkg)
+			}
 		}
 	}
 }
@@ -94,9 +103,54 @@ func TestCommandIsAShell(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, imp := range p.Imports {
-		for _, banned := range []string{"internal/table", "internal/jsonenc", "internal/mdtext", "internal/display", "encoding/json"} {
+		for _, banned := range []string{"internal/table", "internal/jsonenc", "internal/mdtext", "internal/display", "internal/fileio", "encoding/json"} {
 			if imp == module+banned || imp == banned {
 				t.Errorf("cmd/ctx imports %s: formatting belongs in the library", imp)
+			}
+		}
+	}
+}
+
+// Library packages never print or exit, and discover never reads file
+// contents: checked on their source (tests aside).
+func TestLibraryNeverPrintsOrExits(t *testing.T) {
+	banned := map[string]string{
+		"os.Exit": "exits", "os.Stdout": "prints", "os.Stderr": "prints", "log.Print": "prints", "log.Printf": "prints",
+		"log.Println": "prints", "log.Fatal": "exits", "log.Fatalf": "exits", "log.Panic": "panics",
+		"fmt.Print": "prints", "fmt.Printf": "prints", "fmt.Println": "prints",
+	}
+	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
+	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
+		"schemas", "config", "profile", "internal/fileio", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table"} {
+		bp, err := build.Import(module+pkg, root(t), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		fset := token.NewFileSet()
+		for _, name := range bp.GoFiles {
+			f, err := parser.ParseFile(fset, filepath.Join(bp.Dir, name), nil, 0)
+			if err != nil {
+				t.Fatalf("%s: %v", name, err)
+			}
+			{
+				ast.Inspect(f, func(n ast.Node) bool {
+					sel, ok := n.(*ast.SelectorExpr)
+					if !ok {
+						return true
+					}
+					x, ok := sel.X.(*ast.Ident)
+					if !ok {
+						return true
+					}
+					call := x.Name + "." + sel.Sel.Name
+					if what, bad := banned[call]; bad {
+						t.Errorf("%s: %s %s (%s)", filepath.Base(name), pkg, what, call)
+					}
+					if pkg == "discover" && readers[call] {
+						t.Errorf("%s: discover reads file contents (%s); it lists candidates, manifest reads them", filepath.Base(name), call)
+					}
+					return true
+				})
 			}
 		}
 	}

@@ -2,6 +2,7 @@
 package display
 
 import (
+	"os"
 	"path/filepath"
 	"strings"
 )
@@ -23,6 +24,19 @@ func Path(p, home string) string {
 		if strings.HasPrefix(p, h+"/") {
 			return "~" + p[len(h):]
 		}
+	}
+	return p
+}
+
+// RelativeToWD shows p relative to the working directory when it lies
+// below it (so messages name ./ctx.toml "ctx.toml"), else as it is.
+func RelativeToWD(p string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return p
+	}
+	if r, err := filepath.Rel(wd, p); err == nil && r != ".." && !strings.HasPrefix(r, "../") {
+		return r
 	}
 	return p
 }

@@ -113,3 +113,20 @@ func Cause(err error) error {
 	}
 	return err
 }
+
+// Describe says in a few words why [Read] failed, without the path (the
+// caller names the file its own way): "is a directory", "not a regular
+// file", "larger than N bytes", "grew past the limit of N bytes", or
+// "cannot read: " and the cause ("no such file or directory").
+func Describe(err error) string {
+	var tl *TooLargeError
+	switch {
+	case errors.Is(err, ErrIsDir):
+		return "is a directory"
+	case errors.Is(err, ErrNotRegular):
+		return "not a regular file"
+	case errors.As(err, &tl):
+		return tl.Error()
+	}
+	return "cannot read: " + Cause(err).Error()
+}

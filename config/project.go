@@ -91,6 +91,15 @@ func LoadProject(o ProjectOptions) (*Project, error) {
 	return p, nil
 }
 
+// ShownPath shows a path for people: relative to the working directory
+// when below it, else with the home directory as ~.
+func (p *Project) ShownPath(path string) string {
+	if r := display.RelativeToWD(path); r != path {
+		return r
+	}
+	return display.Path(path, p.Home)
+}
+
 // where names line of the configuration file for messages ("ctx.toml:12").
 func (p *Project) where(line int) string { return fmt.Sprintf("%s:%d", p.Config.File, line) }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/version"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/profile"
 	"github.com/ctxaudit/ctx/render"
 	"github.com/ctxaudit/ctx/schemas"
 )
@@ -212,4 +213,44 @@ func (e *env) audit(c *cli.Context) error {
 		return &checkFailed{msg: fmt.Sprintf("check failed: %d finding(s) at or above %s", rep.Count(level), level)}
 	}
 	return nil
+}
+
+func initCommands(e *env) []*cli.Command {
+	return []*cli.Command{{
+		Name:      "init",
+		Usage:     "write a commented ctx.toml for the project (never overwrites one)",
+		ArgsUsage: " ",
+		Description: "Examples:\n" +
+			"   ctx init --profile claude\n" +
+			"   ctx init -C ../service --profile codex",
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "project-dir", Aliases: []string{"C"}, Usage: "project `DIR` (default: the current directory)"},
+			&cli.StringFlag{Name: "profile", Usage: "the agent `NAME`: " + profileNames()},
+		},
+		Action: func(c *cli.Context) error { return e.init(c) },
+	}}
+}
+
+func (e *env) init(c *cli.Context) error {
+	if err := noArgs(c); err != nil {
+		return err
+	}
+	name := profile.Generic
+	if c.IsSet("profile") {
+		n, err := profile.Parse(c.String("profile"))
+		if err != nil {
+			return usagef("--profile: %v", err)
+		}
+		name = n
+	}
+	p, err := loadProject(c)
+	if err != nil {
+		return err
+	}
+	path, err := config.WriteTemplate(p.Dir, name)
+	if err != nil {
+		return fmt.Errorf("%s: %w", p.ShownPath(path), err)
+	}
+	_, err = fmt.Fprintf(e.stdout, "wrote %s; check it with: ctx audit --check\n", p.ShownPath(path))
+	return err
 }

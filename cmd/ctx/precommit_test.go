@@ -1,0 +1,104 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPreCommitHooks runs the hooks of .pre-commit-hooks.yaml for real,
+// with the pre-commit program, in a scratch repository: the ctx-audit hook
+// passes on a healthy repository with no ctx.toml, then fails once an
+// instruction file grows past its budget. pre-commit installs ctx from
+// this repository's last commit (language golang), so the test checks the
+// committed hook definition, as a user's pre-commit would.
+//
+// It is skipped when pre-commit or git is not installed (.ci/run installs
+// Debian's pre-commit), or with -short: the first run builds ctx.
+func TestPreCommitHooks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: the pre-commit test builds ctx from the repository")
+	}
+	for _, tool := range []string{"pre-commit", "git", "go"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s is not installed (Debian: apt-get install pre-commit); the pre-commit hooks are not tested", tool)
+		}
+	}
+	repo, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rev := strings.TrimSpace(sh(t, repo, nil, "git", "rev-parse", "HEAD"))
+	if _, err := os.Stat(filepath.Join(repo, ".pre-commit-hooks.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	modcache := strings.TrimSpace(sh(t, repo, nil, "go", "env", "GOMODCACHE"))
+	gocache := strings.TrimSpace(sh(t, repo, nil, "go", "env", "GOCACHE"))
+
+	dir := t.TempDir()
+	env := []string{
+		"PRE_COMMIT_HOME=" + filepath.Join(dir, "cache"),
+		// reuse the module and build caches: pre-commit gives golang hooks
+		// their own GOPATH
+		"GOMODCACHE=" + modcache, "GOCACHE=" + gocache, "GOFLAGS=-mod=mod",
+		"HOME=" + filepath.Join(dir, "home"), "AGENTS_GLOBAL_MD=",
+		"GIT_AUTHOR_NAME=t", "GIT_AUTHOR_EMAIL=t@example.com", "GIT_COMMITTER_NAME=t", "GIT_COMMITTER_EMAIL=t@example.com",
+	}
+	work := filepath.Join(dir, "work")
+	if err := os.MkdirAll(filepath.Join(dir, "home"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	write := func(name, text string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(work, name)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(work, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("AGENTS.md", "# Agents\nRun the tests before you commit.\n")
+	write("main.go", "package main\n")
+	write(".pre-commit-config.yaml", "repos:\n  - repo: "+repo+"\n    rev: "+rev+"\n    hooks:\n      - id: ctx-audit\n")
+	sh(t, work, env, "git", "init", "-q")
+	sh(t, work, env, "git", "add", "-A")
+
+	// a healthy repository: only AGENTS.md, no ctx.toml, no GLOBAL.md
+	out, err := runErr(work, env, "pre-commit", "run", "--all-files")
+	if err != nil {
+		t.Fatalf("ctx-audit failed on a healthy repository: %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "ctx audit --check") || !strings.Contains(out, "Passed") {
+		t.Errorf("the hook did not run and pass:\n%s", out)
+	}
+
+	// AGENTS.md grows past the per-source budget (2,000 tokens by default)
+	write("AGENTS.md", "# Agents\n"+strings.Repeat("Run the tests before you commit, and explain why.\n", 200))
+	sh(t, work, env, "git", "add", "-A")
+	out, err = runErr(work, env, "pre-commit", "run", "--all-files")
+	if err == nil {
+		t.Fatalf("ctx-audit passed with an oversized AGENTS.md:\n%s", out)
+	}
+	if !strings.Contains(out, "Failed") || !strings.Contains(out, "oversized_source") || !strings.Contains(out, "check failed") {
+		t.Errorf("the failure does not say why:\n%s", out)
+	}
+}
+
+func sh(t *testing.T, dir string, env []string, name string, args ...string) string {
+	t.Helper()
+	out, err := runErr(dir, env, name, args...)
+	if err != nil {
+		t.Fatalf("%s %s: %v\n%s", name, strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+func runErr(dir string, env []string, name string, args ...string) (string, error) {
+	cmd := exec.Command(name, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), env...)
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}

@@ -1,0 +1,61 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/ctxaudit/ctx/profile"
+)
+
+// Every template decodes strictly and sets what it says.
+func TestTemplates(t *testing.T) {
+	for _, name := range append(profile.Names(), "") {
+		src := Template(name)
+		c, err := Decode("ctx.toml", []byte(src))
+		if err != nil {
+			t.Fatalf("%q: %v\n%s", name, err, src)
+		}
+		want := string(name)
+		if want == "" {
+			want = "generic"
+		}
+		if c.Agent == nil || *c.Agent != want {
+			t.Errorf("%q: agent %v", name, c.Agent)
+		}
+		if (name == "" || name == profile.Generic) != (c.Profile == nil) {
+			t.Errorf("%q: profile %v", name, c.Profile)
+		}
+		if c.Audit.LayerTokens == nil || len(c.Budgets) != 1 {
+			t.Errorf("%q: audit %+v budgets %+v", name, c.Audit, c.Budgets)
+		}
+	}
+	if l, _, _ := thresholdsFor(profile.Claude); l != 10000 {
+		t.Errorf("claude layer %d", l)
+	}
+}
+
+func TestWriteTemplateNeverOverwrites(t *testing.T) {
+	dir := t.TempDir()
+	p, err := WriteTemplate(dir, profile.Codex)
+	if err != nil || p != filepath.Join(dir, FileName) {
+		t.Fatalf("%s %v", p, err)
+	}
+	b, _ := os.ReadFile(p)
+	if !strings.Contains(string(b), `profile = "codex"`) {
+		t.Errorf("written %s", b)
+	}
+	os.WriteFile(p, []byte("agent = \"mine\"\n"), 0o644)
+	if _, err := WriteTemplate(dir, profile.Claude); !errors.Is(err, ErrExists) {
+		t.Errorf("overwrote: %v", err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "agent = \"mine\"\n" {
+		t.Errorf("changed: %s", b)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Errorf("left behind: %v", entries)
+	}
+}

@@ -9,21 +9,21 @@ import (
 )
 
 // WriteTable writes the candidates of r as the table `ctx discover` prints:
-// id, kind, delivery, path (home shown as ~) and whether the file exists
-// ("text" for an inline source). It looks at file existence only, never at
-// contents.
+// id, kind, delivery, path (relative to the project, else with home as
+// ~) and whether the file exists ("text" for an inline source). It looks at
+// file existence only, never at contents.
 func WriteTable(w io.Writer, r *Result, home string) error {
 	rows := make([][]string, 0, len(r.Sources))
 	for _, src := range r.Sources {
 		exists, path := "text", ""
 		if !src.IsText() {
-			path = display.Path(src.Path, home)
+			path = display.Rel(src.Path, r.ProjectDir, home)
 			exists = "no"
 			if _, err := os.Stat(src.Path); err == nil {
 				exists = "yes"
 			}
 		}
-		rows = append(rows, []string{src.ID, src.Kind, string(src.Delivery), path, exists})
+		rows = append(rows, []string{display.ID(src.ID, r.ProjectDir, home), src.Kind, string(src.Delivery), path, exists})
 	}
 	return table.Write(w, []string{"id", "kind", "delivery", "path", "exists"}, rows)
 }

@@ -125,9 +125,10 @@ type File struct {
 	// Path is the file's path as the agent finds it (absolute, not
 	// resolved through symlinks).
 	Path string
-	// Rule says which rule of the profile loads the file, Evidence where
-	// the rule is documented.
+	// Rule says which rule of the profile loads the file, Label the same
+	// in a few words, Evidence where the rule is documented.
 	Rule     string
+	Label    string
 	Evidence string
 	// Scope is "managed", "user", or the directory whose rule found the
 	// file.
@@ -336,7 +337,7 @@ func (l *loader) apply(r rule) error {
 				}
 			}
 			for _, p := range paths {
-				f := File{Path: p, Rule: r.text, Evidence: r.evidence, Scope: scopeOf(r.where, dir), rule: r.id}
+				f := File{Path: p, Rule: r.text, Label: r.label, Evidence: r.evidence, Scope: scopeOf(r.where, dir), rule: r.id}
 				if e.meta != nil {
 					b, err := l.read(p)
 					if err != nil {
@@ -408,7 +409,7 @@ func (l *loader) followImports(r rule, p string, stack []string, depth int) {
 				Detail: fmt.Sprintf("the agent follows imports up to %d hops", maxImportHops)})
 			continue
 		}
-		f := File{Path: target, Rule: r.text + " (imported)", Evidence: r.evidence, Scope: filepath.Dir(target),
+		f := File{Path: target, Rule: r.text + " (imported)", Label: r.label + " (import)", Evidence: r.evidence, Scope: filepath.Dir(target),
 			ImportedBy: p, Import: "@" + ref, rule: r.id}
 		if !l.add(f) {
 			continue

@@ -67,6 +67,7 @@ type entry struct {
 // rule is one documented loading rule of an agent.
 type rule struct {
 	id       string
+	label    string // a few words, for tables
 	text     string
 	evidence string
 	where    where
@@ -89,7 +90,7 @@ func rulesOf(name Name, o Options) []rule {
 			// docs/agents_md.md, "Global Instructions": AGENTS.override.md in
 			// CODEX_HOME (default ~/.codex), else AGENTS.md; only the first
 			// non-empty file is used.
-			{id: "codex/global", text: "Codex: global AGENTS.override.md, else AGENTS.md, in CODEX_HOME", evidence: docCodex,
+			{id: "codex/global", label: "Codex: global", text: "Codex: global AGENTS.override.md, else AGENTS.md, in CODEX_HOME", evidence: docCodex,
 				where: whereCodexHome, entries: []entry{{names: []string{"AGENTS.override.md", "AGENTS.md"}, first: true, nonEmpty: true}}},
 			// docs/agents_md.md, "Project Instructions"; codex-rs
 			// core/src/project_doc.rs: from the Git root (nearest .git, or
@@ -97,7 +98,7 @@ func rulesOf(name Name, o Options) []rule {
 			// one file per directory (AGENTS.override.md, AGENTS.md, then
 			// project_doc_fallback_filenames), joined root first;
 			// project_doc_max_bytes (32 KiB) is shared by the chain.
-			{id: "codex/project", text: "Codex: AGENTS.override.md, AGENTS.md or a fallback name in each directory from the project root to the working directory",
+			{id: "codex/project", label: "Codex: root → cwd", text: "Codex: AGENTS.override.md, AGENTS.md or a fallback name in each directory from the project root to the working directory",
 				evidence: docCodex, where: whereRootToCwd, entries: []entry{{names: names, first: true}}},
 		}
 	case Claude:
@@ -118,15 +119,15 @@ func rulesOf(name Name, o Options) []rule {
 		return []rule{
 			// memory docs, "Determine memory type": managed policy
 			// /etc/claude-code/CLAUDE.md (Linux), then user memory.
-			{id: "claude/managed", text: "Claude Code: managed policy CLAUDE.md", evidence: docClaude, where: whereManaged,
+			{id: "claude/managed", label: "Claude Code: managed policy", text: "Claude Code: managed policy CLAUDE.md", evidence: docClaude, where: whereManaged,
 				entries: []entry{{names: []string{"CLAUDE.md"}}}, imports: claudeImports},
-			{id: "claude/user", text: "Claude Code: user memory ~/.claude/CLAUDE.md and ~/.claude/rules", evidence: docClaude, where: whereUser,
+			{id: "claude/user", label: "Claude Code: user memory", text: "Claude Code: user memory ~/.claude/CLAUDE.md and ~/.claude/rules", evidence: docClaude, where: whereUser,
 				entries: []entry{{names: []string{".claude/CLAUDE.md"}}, {glob: ".claude/rules/**/*.md", meta: claudePaths}}, imports: claudeImports},
 			// memory docs, "How Claude looks up memories": from the working
 			// directory up to (not including) /, each directory's CLAUDE.md,
 			// .claude/CLAUDE.md and CLAUDE.local.md; imports with @path up to
 			// five hops, not inside code spans or blocks.
-			{id: "claude/project", text: "Claude Code: CLAUDE.md, .claude/CLAUDE.md, .claude/rules and CLAUDE.local.md in the working directory and each ancestor",
+			{id: "claude/project", label: "Claude Code: ancestors, cwd", text: "Claude Code: CLAUDE.md, .claude/CLAUDE.md, .claude/rules and CLAUDE.local.md in the working directory and each ancestor",
 				evidence: docClaude, where: whereSlashToCwd, entries: perDir, imports: claudeImports},
 		}
 	case Gemini:
@@ -137,11 +138,11 @@ func rulesOf(name Name, o Options) []rule {
 			// then subdirectories below (discoveryMaxDirs 200);
 			// context.fileName may list several names; @file.md imports,
 			// five levels, cycles detected.
-			{id: "gemini/global", text: "Gemini CLI: global ~/.gemini context file", evidence: docGemini, where: whereGeminiHome,
+			{id: "gemini/global", label: "Gemini CLI: global", text: "Gemini CLI: global ~/.gemini context file", evidence: docGemini, where: whereGeminiHome,
 				entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
-			{id: "gemini/ancestors", text: "Gemini CLI: context files in the working directory and its parents up to the project root", evidence: docGemini,
+			{id: "gemini/ancestors", label: "Gemini CLI: cwd and parents", text: "Gemini CLI: context files in the working directory and its parents up to the project root", evidence: docGemini,
 				where: whereUpToRoot, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
-			{id: "gemini/below", text: "Gemini CLI: context files in subdirectories of the working directory", evidence: docGemini,
+			{id: "gemini/below", label: "Gemini CLI: subdirectories", text: "Gemini CLI: context files in subdirectories of the working directory", evidence: docGemini,
 				where: whereBelow, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
 		}
 	case Copilot:
@@ -151,11 +152,11 @@ func rulesOf(name Name, o Options) []rule {
 			// apply to the files their applyTo globs match; AGENTS.md files,
 			// and CLAUDE.md or GEMINI.md at the root, are read by the coding
 			// agent.
-			{id: "copilot/repo", text: "Copilot: .github/copilot-instructions.md", evidence: docCopilot, where: whereRoot,
+			{id: "copilot/repo", label: "Copilot: repository", text: "Copilot: .github/copilot-instructions.md", evidence: docCopilot, where: whereRoot,
 				entries: []entry{{names: []string{".github/copilot-instructions.md"}}}},
-			{id: "copilot/path", text: "Copilot: .github/instructions/*.instructions.md (applyTo)", evidence: docCopilot, where: whereRoot,
+			{id: "copilot/path", label: "Copilot: path-specific", text: "Copilot: .github/instructions/*.instructions.md (applyTo)", evidence: docCopilot, where: whereRoot,
 				entries: []entry{{glob: ".github/instructions/**/*.instructions.md", meta: copilotApplyTo}}},
-			{id: "copilot/agents", text: "Copilot coding agent: AGENTS.md, CLAUDE.md or GEMINI.md at the root", evidence: docCopilot, where: whereRoot,
+			{id: "copilot/agents", label: "Copilot agent: root files", text: "Copilot coding agent: AGENTS.md, CLAUDE.md or GEMINI.md at the root", evidence: docCopilot, where: whereRoot,
 				entries: []entry{{names: []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md"}}}},
 		}
 	case Cursor:
@@ -163,11 +164,11 @@ func rulesOf(name Name, o Options) []rule {
 			// Cursor rules: .cursor/rules/*.mdc with frontmatter (alwaysApply,
 			// globs, description), AGENTS.md at the root, and the legacy
 			// .cursorrules.
-			{id: "cursor/rules", text: "Cursor: .cursor/rules/*.mdc", evidence: docCursor, where: whereRoot,
+			{id: "cursor/rules", label: "Cursor: project rules", text: "Cursor: .cursor/rules/*.mdc", evidence: docCursor, where: whereRoot,
 				entries: []entry{{glob: ".cursor/rules/**/*.mdc", meta: cursorMeta}}},
-			{id: "cursor/agents", text: "Cursor: AGENTS.md at the root", evidence: docCursor, where: whereRoot,
+			{id: "cursor/agents", label: "Cursor: AGENTS.md", text: "Cursor: AGENTS.md at the root", evidence: docCursor, where: whereRoot,
 				entries: []entry{{names: []string{"AGENTS.md"}}}},
-			{id: "cursor/legacy", text: "Cursor: legacy .cursorrules", evidence: docCursor, where: whereRoot,
+			{id: "cursor/legacy", label: "Cursor: legacy rules", text: "Cursor: legacy .cursorrules", evidence: docCursor, where: whereRoot,
 				entries: []entry{{names: []string{".cursorrules"}}}},
 		}
 	}

@@ -12,8 +12,9 @@ import (
 // WriteTable writes the chain as `ctx discover --profile` prints it: a
 // heading, then the files in load order with the bytes the agent keeps,
 // the rule that loads each (and the import that brought it in), and when
-// a conditional file is loaded. Paths show home as ~.
-func (c *Chain) WriteTable(w io.Writer, home string) error {
+// a conditional file is loaded. Paths are relative to project when inside
+// it, else show home as ~.
+func (c *Chain) WriteTable(w io.Writer, project, home string) error {
 	root := c.Root
 	if root == "" {
 		root = "(none found)"
@@ -34,14 +35,14 @@ func (c *Chain) WriteTable(w io.Writer, home string) error {
 		if f.Loaded != f.Size {
 			loaded = fmt.Sprintf("%d of %d", f.Loaded, f.Size)
 		}
-		how := f.Rule
+		how := f.Label
 		if f.ImportedBy != "" {
-			how = f.Import + " in " + display.Path(f.ImportedBy, home)
+			how = f.Import + " in " + display.Rel(f.ImportedBy, project, home)
 		}
 		if f.Condition != "" {
 			how += "; when " + f.Condition
 		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), display.Path(f.Path, home), loaded, how})
+		rows = append(rows, []string{strconv.Itoa(i + 1), display.Rel(f.Path, project, home), loaded, how})
 	}
 	return table.Write(w, []string{"#", "path", "bytes", "loaded by"}, rows)
 }

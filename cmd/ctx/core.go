@@ -113,7 +113,7 @@ func (e *env) discover(c *cli.Context) error {
 		return err
 	}
 	if chain != nil {
-		return chain.WriteTable(e.stdout, p.Home)
+		return chain.WriteTable(e.stdout, res.ProjectDir, p.Home)
 	}
 	return nil
 }

@@ -40,3 +40,36 @@ func RelativeToWD(p string) string {
 	}
 	return p
 }
+
+// Rel shows p for people in a project: relative to project when it lies
+// inside it ("." for the project itself); a path at most two directories
+// above it relative too ("../AGENTS.md" of a repository root) when that is
+// shorter than the other form; else with home as ~ ([Path]).
+func Rel(p, project, home string) string {
+	other := Path(p, home)
+	if project != "" && filepath.IsAbs(p) {
+		if r, err := filepath.Rel(project, p); err == nil && !filepath.IsAbs(r) {
+			up := 0
+			for strings.HasPrefix(r[up*3:], "../") {
+				up++
+			}
+			switch {
+			case r == "..":
+			case up == 0:
+				return filepath.ToSlash(r)
+			case up <= 2 && len(r) <= len(other):
+				return filepath.ToSlash(r)
+			}
+		}
+	}
+	return other
+}
+
+// ID shows a source id for people: the path of a "native:" id as [Rel]
+// shows it, any other id as it is.
+func ID(id, project, home string) string {
+	if p, ok := strings.CutPrefix(id, "native:"); ok && filepath.IsAbs(p) {
+		return "native:" + Rel(p, project, home)
+	}
+	return id
+}

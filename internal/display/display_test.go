@@ -30,3 +30,24 @@ func TestPath(t *testing.T) {
 		}
 	}
 }
+
+func TestRel(t *testing.T) {
+	for _, tc := range []struct{ p, want string }{
+		{"/h/u/repo/svc/AGENTS.md", "AGENTS.md"},
+		{"/h/u/repo/svc", "."},
+		{"/h/u/repo/AGENTS.md", "../AGENTS.md"},
+		{"/h/u/x.md", "~/x.md"},
+		{"/h/u/repo/README.md", "../README.md"},
+		{"/h/x.md", "/h/x.md"},
+		{"/h/u/repo/svc/../svc/a.md", "a.md"},
+		{"/other/a.md", "/other/a.md"},
+		{"/h/u/.config/agents/GLOBAL.md", "~/.config/agents/GLOBAL.md"},
+	} {
+		if got := Rel(tc.p, "/h/u/repo/svc", "/h/u"); got != tc.want {
+			t.Errorf("Rel(%q) = %q, want %q", tc.p, got, tc.want)
+		}
+	}
+	if got := ID("native:/h/u/repo/svc/AGENTS.md", "/h/u/repo/svc", "/h/u"); got != "native:AGENTS.md" {
+		t.Errorf("ID = %q", got)
+	}
+}

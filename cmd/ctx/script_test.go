@@ -4,8 +4,10 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
 
@@ -33,6 +35,7 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"unwork":        cmdUnwork,
 			"validmanifest": cmdValidManifest,
+			"maxwidth":      cmdMaxWidth,
 		},
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine
@@ -76,6 +79,24 @@ func cmdValidManifest(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if !neg && err != nil {
 			ts.Fatalf("%s: %v", f, err)
+		}
+	}
+}
+
+// cmdMaxWidth checks that no line of the files is wider than N terminal
+// columns (runes: the outputs checked hold no wide characters):
+// maxwidth N FILE...
+func cmdMaxWidth(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: maxwidth N FILE...")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	for _, f := range args[1:] {
+		for i, line := range strings.Split(ts.ReadFile(f), "\n") {
+			if w := utf8.RuneCountInString(line); w > n {
+				ts.Fatalf("%s:%d is %d columns wide, over %d: %q", f, i+1, w, n, line)
+			}
 		}
 	}
 }

@@ -26,11 +26,17 @@ const (
 	FormatMarkdown Format = "markdown"
 	// FormatJSON: the [Document], for agent runtimes and scripts.
 	FormatJSON Format = "json"
+	// FormatGitHub: one GitHub Actions workflow command per finding
+	// (::warning or ::notice, with the file and line where known), so
+	// that a workflow step annotates the files.
+	FormatGitHub Format = "github"
+	// FormatSARIF: a SARIF 2.1.0 log with one run, for code scanning.
+	FormatSARIF Format = "sarif"
 )
 
 // Formats lists the formats [Write] accepts.
 func Formats() []Format {
-	return []Format{FormatTable, FormatJSON, FormatMarkdown}
+	return []Format{FormatTable, FormatJSON, FormatMarkdown, FormatGitHub, FormatSARIF}
 }
 
 // ParseFormat checks s against [Formats].
@@ -65,6 +71,17 @@ type WriteOptions struct {
 	// width: the sources and files as ctx 0.1 printed them, the findings
 	// with their messages.
 	Wide bool
+	// Config is the configuration file (ctx.toml) the manifest was built
+	// from, "" when none was read. The github and sarif formats point
+	// findings about what it declares (extra sources, audiences, native
+	// evidence, the total) at it, without a line. A relative path is taken
+	// from the working directory.
+	Config string
+	// Root is the directory the paths of the github and sarif formats are
+	// relative to; "" is the repository that holds the project directory
+	// (the nearest directory at or above it with a .git entry), else the
+	// project directory.
+	Root string
 }
 
 func (o WriteOptions) home() string {
@@ -101,6 +118,10 @@ func Write(w io.Writer, rep *Report, f Format, o WriteOptions) error {
 		writeMarkdown(&b, &r, o.home())
 	case FormatJSON:
 		err = jsonenc.Write(&b, NewDocument(&r, o))
+	case FormatGitHub:
+		writeGitHub(&b, &r, o)
+	case FormatSARIF:
+		err = writeSARIF(&b, &r, o)
 	default:
 		_, err = ParseFormat(string(f))
 	}

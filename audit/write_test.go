@@ -1,12 +1,18 @@
 package audit_test
 
 import (
+	"bytes"
 	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/santhosh-tekuri/jsonschema/v6"
+
 	"github.com/ctxaudit/ctx/audit"
+	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/table"
+	"github.com/ctxaudit/ctx/manifest"
 )
 
 // realisticReport audits the realistic fixture with the default thresholds.
@@ -14,6 +20,10 @@ func realisticReport(t *testing.T) *audit.Report {
 	t.Helper()
 	return run(t, realistic(t), audit.DefaultThresholds())
 }
+
+// CI options: the fixture's project is the repository root and ctx.toml
+// declared its sources.
+var ciOptions = audit.WriteOptions{Home: fixtureHome, Root: fixtureProject, Config: fixtureProject + "/ctx.toml"}
 
 // checkWidth fails for each line of out wider than width.
 func checkWidth(t *testing.T, out string, width int) {
@@ -144,5 +154,179 @@ func TestJSONAddsOnlyMessages(t *testing.T) {
 	}
 	if strings.Contains(out, `"tokens": 4,`) || !strings.Contains(out, `"tokens": 4271`) {
 		t.Errorf("JSON numbers have separators:\n%s", out)
+	}
+}
+
+func TestGitHub(t *testing.T) {
+	t.Parallel()
+	out := writeString(t, realisticReport(t), audit.FormatGitHub, ciOptions)
+	golden(t, "realistic.github.txt", []byte(out))
+	for _, want := range []string{
+		// the first line cut, relative to the repository
+		"::warning file=AGENTS.md,line=201,title=truncated::project_agents: cut at 200 lines by budget project, 3,486 chars omitted\n",
+		// a missing source declared in ctx.toml: the file, no line
+		"::warning file=ctx.toml,title=missing::deployment-runbook: ~/src/github.com/acme/shop-service-backend/docs/agents/deployment-runbook-for-production-incidents.md does not exist (named explicitly)\n",
+		// inline text declared in ctx.toml
+		"::notice file=ctx.toml,title=audience_excluded::codex-sandbox-notes: its audience is codex; the agent is claude\n",
+		"::notice file=internal/api/handlers.go,title=file_degraded::",
+		// an orphaned slice: its recorded first line
+		"::warning file=README.md,line=7,title=slice_orphaned::",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if n := strings.Count(out, "\n"); n != 9 {
+		t.Errorf("%d commands, want one per finding (9):\n%s", n, out)
+	}
+	// no findings, no commands
+	clean := build(t, nil, nil, nil, text("a", "A"))
+	if out := writeString(t, run(t, clean, audit.DefaultThresholds()), audit.FormatGitHub, audit.WriteOptions{}); out != "" {
+		t.Errorf("a clean audit wrote %q", out)
+	}
+}
+
+// TestGitHubEscaping follows GitHub's rules for workflow commands: in the
+// message %, CR and LF are escaped; in properties also ":" and ",".
+func TestGitHubEscaping(t *testing.T) {
+	t.Parallel()
+	m := build(t, nil, nil, nil, file("odd", "a,b:c%d.md"))
+	rep := &audit.Report{Manifest: m, Agent: m.Agent, Sources: m.Sources, Findings: []audit.Finding{
+		{SourceID: "odd", Code: "missing", Severity: "warning"},
+		{Code: "custom", Severity: "info", Message: "50% done\r\nnext: a, b"},
+	}}
+	out := writeString(t, rep, audit.FormatGitHub, audit.WriteOptions{Home: "/nonexistent-home", Root: m.ProjectDir})
+	want := "::warning file=a%2Cb%3Ac%25d.md,title=missing::odd: " + m.ProjectDir + "/a,b:c%25d.md does not exist (named explicitly)\n" +
+		"::notice title=custom::50%25 done%0D%0Anext: a, b\n"
+	if out != want {
+		t.Errorf("got\n%s\nwant\n%s", out, want)
+	}
+}
+
+// sarifValidator compiles the official SARIF 2.1.0 schema in testdata.
+func sarifValidator(t *testing.T) *jsonschema.Schema {
+	t.Helper()
+	f, err := os.Open("testdata/sarif-schema-2.1.0.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	if err := c.AddResource(audit.SARIFSchema, doc); err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Compile(audit.SARIFSchema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestSARIFSchema(t *testing.T) {
+	t.Parallel()
+	v := sarifValidator(t)
+	rep := realisticReport(t)
+	clean := run(t, build(t, nil, nil, nil, text("a", "A")), audit.DefaultThresholds())
+	for name, out := range map[string]string{
+		"realistic":             writeString(t, rep, audit.FormatSARIF, ciOptions),
+		"no configuration file": writeString(t, rep, audit.FormatSARIF, audit.WriteOptions{Home: fixtureHome, Root: fixtureProject}),
+		"no findings":           writeString(t, clean, audit.FormatSARIF, audit.WriteOptions{}),
+	} {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(out))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if err := v.Validate(inst); err != nil {
+			t.Errorf("%s: not valid SARIF 2.1.0: %v\n%s", name, err, out)
+		}
+	}
+	// the schema is not a pushover: a result without its message fails
+	bad := strings.Replace(writeString(t, rep, audit.FormatSARIF, ciOptions), `"message": {`, `"mess": {`, 1)
+	inst, err := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v.Validate(inst) == nil {
+		t.Error("a result without a message passed the schema")
+	}
+}
+
+func TestSARIF(t *testing.T) {
+	t.Parallel()
+	rep := realisticReport(t)
+	out := writeString(t, rep, audit.FormatSARIF, ciOptions)
+	golden(t, "realistic.sarif.json", []byte(out))
+	for _, want := range []string{
+		`"$schema": "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"`,
+		`"version": "2.1.0"`,
+		`"name": "ctx"`,
+		`"id": "native_evidence_missing"`,
+		`"level": "note"`,
+		`"uriBaseId": "%SRCROOT%"`,
+		`"startLine": 201`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in the SARIF log", want)
+		}
+	}
+	if n := strings.Count(out, `"ruleId"`); n != len(rep.Findings) {
+		t.Errorf("%d results, want %d", n, len(rep.Findings))
+	}
+	if n := strings.Count(out, `"shortDescription"`); n != len(audit.Rules()) {
+		t.Errorf("%d rules, want one per code (%d)", n, len(audit.Rules()))
+	}
+	// without a configuration file, findings with no file point at
+	// ctx.toml in the project: code scanning rejects a log with a result
+	// that has no location
+	out = writeString(t, rep, audit.FormatSARIF, audit.WriteOptions{Home: fixtureHome, Root: fixtureProject})
+	if strings.Count(out, `"physicalLocation"`) != len(rep.Findings) || !strings.Contains(out, `"uri": "ctx.toml"`) {
+		t.Errorf("SARIF without a configuration file:\n%s", out)
+	}
+}
+
+// TestRepositoryRoot: github and sarif paths are relative to the repository
+// that holds the project (the nearest .git), not to the project itself.
+func TestRepositoryRoot(t *testing.T) {
+	t.Parallel()
+	repo, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	project := filepath.Join(repo, "services", "api")
+	if err := os.MkdirAll(project, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// a worktree's .git is a file
+	if err := os.WriteFile(filepath.Join(repo, ".git"), []byte("gitdir: elsewhere\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(project, "AGENTS.md"), []byte(strings.Repeat("word ", 3000)), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Build(t.Context(), manifest.Options{Discover: discover.Options{
+		Agent: "claude", ProjectDir: project, Home: project, SharedMode: discover.SharedDisabled}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := run(t, m, audit.DefaultThresholds())
+	out := writeString(t, rep, audit.FormatGitHub, audit.WriteOptions{Home: repo})
+	if !strings.Contains(out, "::warning file=services/api/AGENTS.md,title=oversized_source::project_agents: 3,750 tokens, over 2,000 per source\n") {
+		t.Errorf("got\n%s", out)
+	}
+	var b bytes.Buffer
+	if err := audit.Write(&b, rep, audit.FormatSARIF, audit.WriteOptions{Home: repo}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), `"uri": "services/api/AGENTS.md"`) {
+		t.Errorf("got\n%s", b.String())
+	}
+	// Root overrides the repository
+	if out := writeString(t, rep, audit.FormatGitHub, audit.WriteOptions{Home: repo, Root: project}); !strings.Contains(out, "file=AGENTS.md,") {
+		t.Errorf("with Root: %s", out)
 	}
 }

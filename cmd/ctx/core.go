@@ -59,10 +59,12 @@ func coreCommands(e *env) []*cli.Command {
 				"   ctx audit --check                           # exit 1 on any warning (pre-commit, CI)\n" +
 				"   ctx audit --wide                            # every column, whatever the terminal's width\n" +
 				"   ctx audit --format json --total-tokens 6000 # for agent runtimes\n" +
+				"   ctx audit --format github --check           # annotations in a GitHub Actions step\n" +
+				"   ctx audit --format sarif > ctx.sarif        # for code scanning\n" +
 				"   ctx audit --manifest context.manifest.json --fail-on info --check",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(),
-				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json or markdown"},
+				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json, markdown, github or sarif"},
 				&cli.BoolFlag{Name: "wide", Usage: "print every column of the table, however wide"},
 				&cli.BoolFlag{Name: "check", Usage: "exit 1 when a finding at the --fail-on level exists"},
 				&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "`LEVEL` that fails --check: info or warning"},
@@ -202,6 +204,9 @@ func (e *env) audit(c *cli.Context) error {
 		return err
 	}
 	o := audit.WriteOptions{Home: p.Home, Wide: c.Bool("wide"), Width: terminalWidth(e.stdout)}
+	if p.Config != nil {
+		o.Config = p.Config.File
+	}
 	if err := audit.Write(e.stdout, rep, format, o); err != nil {
 		return err
 	}

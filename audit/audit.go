@@ -124,6 +124,11 @@ type Finding struct {
 	Code      Code     `json:"code"`
 	Severity  Severity `json:"severity"`
 	RelatedID string   `json:"related_id"`
+	// Message says what is wrong with its numbers, for people:
+	// "8,639 tokens, over 2,000 per source". Paths in it show the home
+	// directory as ~ (see [WriteOptions.Home]). Every code has one (see
+	// [Rules]).
+	Message string `json:"message"`
 }
 
 // NativeTotal is what the agent loads by itself: every native source that
@@ -162,7 +167,9 @@ func (e *Error) Error() string { return e.Msg }
 
 // Run audits m. The total is measured on the rendered text with est (nil
 // uses measure.Default()), which must be the estimator the manifest names,
-// so that source and total tokens are counted alike.
+// so that source and total tokens are counted alike. Each finding gets its
+// message, with the process's home directory shown as ~ ([Write] and
+// [NewDocument] write them again for [WriteOptions.Home]).
 func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, error) {
 	for _, v := range []struct {
 		name string
@@ -239,6 +246,7 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 	if float64(rep.Total.Tokens) > th.TotalTokens {
 		rep.Findings = append(rep.Findings, Finding{Code: CodeOversizedTotal, Severity: Warning})
 	}
+	rep.Findings = withMessages(rep, processHome())
 	return rep, nil
 }
 

@@ -62,8 +62,18 @@ func run(t *testing.T, m *manifest.Manifest, th audit.Thresholds) *audit.Report 
 	return r
 }
 
-func f(src string, code audit.Code, sev audit.Severity, rel string) audit.Finding {
-	return audit.Finding{SourceID: src, Code: code, Severity: sev, RelatedID: rel}
+// f is a finding; msg, when given, is its message.
+func f(src string, code audit.Code, sev audit.Severity, rel string, msg ...string) audit.Finding {
+	return audit.Finding{SourceID: src, Code: code, Severity: sev, RelatedID: rel, Message: strings.Join(msg, "")}
+}
+
+// unDir shows the project directory of m as DIR in the findings' messages.
+func unDir(m *manifest.Manifest, fs []audit.Finding) []audit.Finding {
+	out := append([]audit.Finding(nil), fs...)
+	for i := range out {
+		out[i].Message = strings.ReplaceAll(out[i].Message, m.ProjectDir, "DIR")
+	}
+	return out
 }
 
 // TestEveryCode builds one manifest that raises every finding code and
@@ -94,27 +104,29 @@ func TestEveryCode(t *testing.T) {
 		text("gone", "exhausted"),                // budget_exhausted: truncated
 	)
 	r := run(t, m, audit.Thresholds{LayerTokens: 5, TotalTokens: 10})
+	// every code with its message (the table test of the messages of the
+	// sources' codes; files_test.go has the files')
 	want := []audit.Finding{
-		f("n2", "same_content", "warning", "n1"), // both native
-		f("n2", "native_evidence_missing", "warning", ""),
-		f("n3", "missing", "warning", ""),
-		f("n3", "audience_excluded", "info", ""),
-		f("n3", "native_audience_mismatch", "warning", ""),
-		f("dup-native", "native_overlap", "info", "n1"),
-		f("missing", "missing", "warning", ""),
-		f("bad", "unreadable", "warning", ""),
-		f("a-path", "same_path", "info", "a"),
-		f("a-content", "same_content", "info", "a"),
-		f("missing-again", "missing", "warning", ""),
-		f("missing-again", "same_path", "info", "missing"),
-		f("codex-only", "audience_excluded", "info", ""),
-		f("big", "oversized_source", "warning", ""),
-		f("cut", "truncated", "warning", ""),
-		f("gone", "truncated", "warning", ""), // budget_exhausted
-		f("", "oversized_total", "warning", ""),
+		f("n2", "same_content", "warning", "n1", "same bytes as n1; the agent loads both"), // both native
+		f("n2", "native_evidence_missing", "warning", "", "declared native without evidence: name the agent's rule that loads it and where it is documented"),
+		f("n3", "missing", "warning", "", "DIR/other.md does not exist (named explicitly)"),
+		f("n3", "audience_excluded", "info", "", "its audience is codex; the agent is corteza"),
+		f("n3", "native_audience_mismatch", "warning", "", "declared native, but its audience codex does not include the agent corteza"),
+		f("dup-native", "native_overlap", "info", "n1", "already loaded natively by the agent as n1, so not sent again"),
+		f("missing", "missing", "warning", "", "DIR/gone.md does not exist (named explicitly)"),
+		f("bad", "unreadable", "warning", "", "DIR/bad.md cannot be read as text (a directory, a special file, a read error, over the size limit, or not UTF-8)"),
+		f("a-path", "same_path", "info", "a", "same file as a, so not sent again"),
+		f("a-content", "same_content", "info", "a", "same bytes as a, so not sent again"),
+		f("missing-again", "missing", "warning", "", "DIR/gone.md does not exist (named explicitly)"),
+		f("missing-again", "same_path", "info", "missing", "same file as missing"),
+		f("codex-only", "audience_excluded", "info", "", "its audience is codex; the agent is corteza"),
+		f("big", "oversized_source", "warning", "", "7 tokens, over 5 per source"),
+		f("cut", "truncated", "warning", "", "cut at 7 chars by budget cut, 11 chars omitted"),
+		f("gone", "truncated", "warning", "", "left out: budget gone was used up (0 lines left), 9 chars omitted"), // budget_exhausted
+		f("", "oversized_total", "warning", "", "12 tokens in total, over 10"),
 	}
-	if !reflect.DeepEqual(r.Findings, want) {
-		t.Errorf("findings =\n%v\nwant\n%v", r.Findings, want)
+	if got := unDir(m, r.Findings); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings =\n%v\nwant\n%v", got, want)
 	}
 	// the total is the rendered text, separators included
 	rendered := "shared text\n" + "\n\n" + "0123456789012345678901234" + "\n\n" + "truncat"
@@ -138,8 +150,8 @@ func TestEquivalenceSeverity(t *testing.T) {
 	m := build(t, nil, nil, nil, text("early", "same"), late)
 	r := run(t, m, audit.DefaultThresholds())
 	want := []audit.Finding{
-		f("early", "native_overlap", "info", "late"),
-		f("late", "same_content", "info", "early"), // only one side is native
+		f("early", "native_overlap", "info", "late", "already loaded natively by the agent as late, so not sent again"),
+		f("late", "same_content", "info", "early", "same bytes as early"), // only one side is native
 	}
 	if !reflect.DeepEqual(r.Findings, want) {
 		t.Errorf("findings = %v, want %v", r.Findings, want)
@@ -213,7 +225,7 @@ func TestThresholds(t *testing.T) {
 
 func TestFails(t *testing.T) {
 	t.Parallel()
-	info := &audit.Report{Findings: []audit.Finding{f("a", "same_content", "info", "b")}}
+	info := &audit.Report{Findings: []audit.Finding{f("a", "same_content", "info", "b", "same bytes as b")}}
 	if info.Fails("warning") || !info.Fails("info") {
 		t.Errorf("an info finding: Fails(warning) %v, Fails(info) %v", info.Fails("warning"), info.Fails("info"))
 	}

@@ -34,10 +34,7 @@ const (
 func fileFindings(m *manifest.Manifest) []Finding {
 	var out []Finding
 	for _, r := range m.Files {
-		id := "file:" + r.Path
-		if r.Kind != "" {
-			id = string(r.Kind) + ":" + r.Path
-		}
+		id := fileID(r)
 		add := func(code Code, sev Severity, rel string) {
 			out = append(out, Finding{SourceID: id, Code: code, Severity: sev, RelatedID: rel})
 		}
@@ -64,4 +61,13 @@ func fileFindings(m *manifest.Manifest) []Finding {
 		}
 	}
 	return out
+}
+
+// fileID is the SourceID of the findings of a file row: "file:" + its path,
+// or its kind + ":" + its path ("screenshot:shot.png").
+func fileID(r manifest.FileRow) string {
+	if r.Kind != "" {
+		return string(r.Kind) + ":" + r.Path
+	}
+	return "file:" + r.Path
 }

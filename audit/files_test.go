@@ -21,10 +21,12 @@ func TestFileFindings(t *testing.T) {
 	ok := row("ok.py", "ok")
 	missing := row("missing.py", "error")
 	missing.Error = "file not found: missing.py"
+	n := func(v int) *int { return &v }
 	omitted := row("big.py", "omitted")
-	omitted.Degraded = "full → skeleton → omitted (max_tokens 10)"
+	omitted.Degraded, omitted.SourceTokens = "full → skeleton → omitted (max_tokens 10)", n(2004)
 	degraded := row("mid.py", "degraded")
 	degraded.ViewMode, degraded.Degraded = "skeleton", "full → skeleton (max_tokens 10)"
+	degraded.SourceTokens, degraded.EmittedTokens = n(1500), 9
 	fallback := row("notes.md", "fallback")
 	fallback.ViewMode, fallback.Fallback = "summary", "skeleton view not supported for md files; summary shown"
 	sliced := row("lib.py", "ok")
@@ -44,18 +46,19 @@ func TestFileFindings(t *testing.T) {
 	}
 	var got []string
 	for _, f := range rep.Findings {
-		got = append(got, fmt.Sprintf("%s %s %s %s", f.SourceID, f.Code, f.Severity, f.RelatedID))
+		got = append(got, fmt.Sprintf("%s %s %s %s: %s", f.SourceID, f.Code, f.Severity, f.RelatedID, f.Message))
 	}
-	// the files after the sources (none here), before the total
+	// the files after the sources (none here), before the total; each
+	// with its message (the table test of the messages of the files' codes)
 	want := []string{
-		"file:missing.py file_error warning ",
-		"file:big.py file_omitted warning ",
-		"file:mid.py file_degraded info ",
-		"file:notes.md file_fallback info ",
-		"file:lib.py slice_orphaned warning gone",
-		"file:lib.py slice_orphaned warning lines 7-9",
-		"screenshot:s.png file_error warning ",
-		" oversized_total warning ",
+		"file:missing.py file_error warning : file not found: missing.py",
+		"file:big.py file_omitted warning : token budget: full → skeleton → omitted (max_tokens 10); 0 of 2,004 tokens sent",
+		"file:mid.py file_degraded info : token budget: full → skeleton (max_tokens 10); 9 of 1,500 tokens sent",
+		"file:notes.md file_fallback info : skeleton view not supported for md files; summary shown",
+		`file:lib.py slice_orphaned warning gone: custom slice "gone" (lines 5-6) not found in the file; not shown`,
+		"file:lib.py slice_orphaned warning lines 7-9: custom slice at lines 7-9 not found in the file; not shown",
+		"screenshot:s.png file_error warning : file not found: s.png",
+		" oversized_total warning : 6 tokens in total, over 0",
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("findings:\n got %q\nwant %q", got, want)

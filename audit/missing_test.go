@@ -3,6 +3,7 @@ package audit_test
 import (
 	"context"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxaudit/ctx/audit"
@@ -85,6 +86,15 @@ func TestMissingSeverity(t *testing.T) {
 					if f.SourceID == "native:"+dir+"/N.md" {
 						f.SourceID = "native:DIR/N.md"
 					}
+					// the message says which rule applied
+					want := " does not exist (named explicitly)"
+					if f.Severity == audit.Info {
+						want = " does not exist (a default location that nobody named)"
+					}
+					if !strings.HasSuffix(f.Message, want) {
+						t.Errorf("%s: message %q, want one ending in %q", f.SourceID, f.Message, want)
+					}
+					f.Message = ""
 					got = append(got, f)
 				}
 			}

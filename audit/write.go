@@ -5,14 +5,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
-	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -22,16 +20,25 @@ type Format string
 
 // The formats.
 const (
-	// FormatTable: plain-text tables for a terminal.
+	// FormatTable: plain-text tables for a terminal, fitted to
+	// [WriteOptions.Width] unless [WriteOptions.Wide].
 	FormatTable Format = "table"
-	// FormatMarkdown: the same tables in markdown, for pull requests.
+	// FormatMarkdown: every column in markdown tables, for pull requests.
 	FormatMarkdown Format = "markdown"
 	// FormatJSON: the [Document], for agent runtimes and scripts.
 	FormatJSON Format = "json"
+	// FormatGitHub: one GitHub Actions workflow command per finding
+	// (::warning or ::notice, with the file and line where known), so
+	// that a workflow step annotates the files.
+	FormatGitHub Format = "github"
+	// FormatSARIF: a SARIF 2.1.0 log with one run, for code scanning.
+	FormatSARIF Format = "sarif"
 )
 
 // Formats lists the formats [Write] accepts.
-func Formats() []Format { return []Format{FormatTable, FormatJSON, FormatMarkdown} }
+func Formats() []Format {
+	return []Format{FormatTable, FormatJSON, FormatMarkdown, FormatGitHub, FormatSARIF}
+}
 
 // ParseFormat checks s against [Formats].
 func ParseFormat(s string) (Format, error) {
@@ -47,10 +54,35 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("must be %s or %s, not %q", strings.Join(names[:len(names)-1], ", "), names[len(names)-1], s)
 }
 
+// DefaultWidth is the width of the table format when [WriteOptions.Width]
+// is 0: what fits a terminal whose width is unknown.
+const DefaultWidth = 100
+
 // WriteOptions configure [Write] and [NewDocument].
 type WriteOptions struct {
-	// Home is shown as ~ in paths; "" is the process's home directory.
+	// Home is shown as ~ in paths and messages; "" is the process's home
+	// directory.
 	Home string
+	// Width is the most terminal columns a line of the table format takes;
+	// 0 (or less) is [DefaultWidth]. Ids, paths and messages give up width
+	// (cut in the middle with "…", or wrapped) so that the tables fit; a
+	// table whose fixed columns are wider still overflows.
+	Width int
+	// Wide prints every column of every table in the table format, at any
+	// width: the sources and files as ctx 0.1 printed them, the findings
+	// with their messages.
+	Wide bool
+	// Config is the configuration file (ctx.toml) the manifest was built
+	// from, "" when none was read. The github and sarif formats point
+	// findings about what it declares (extra sources, audiences, native
+	// evidence, the total) at it, without a line. A relative path is taken
+	// from the working directory.
+	Config string
+	// Root is the directory the paths of the github and sarif formats are
+	// relative to; "" is the repository that holds the project directory
+	// (the nearest directory at or above it with a .git entry), else the
+	// project directory.
+	Root string
 }
 
 func (o WriteOptions) home() string {
@@ -61,18 +93,36 @@ func (o WriteOptions) home() string {
 	return h
 }
 
+func (o WriteOptions) width() int {
+	if o.Width <= 0 {
+		return DefaultWidth
+	}
+	return o.Width
+}
+
 // Write writes rep to w in format f, in one Write call. It never shows
-// source text, only what the manifest records about it.
+// source text, only what the manifest records about it. Finding messages
+// are written again for o.Home.
 func Write(w io.Writer, rep *Report, f Format, o WriteOptions) error {
 	var b bytes.Buffer
 	var err error
+	r := *rep
+	r.Findings = withMessages(rep, o.home())
 	switch f {
 	case FormatTable:
-		err = writeTable(&b, rep, o.home())
+		if o.Wide {
+			err = writeWideTable(&b, &r, o.home())
+		} else {
+			err = writeTable(&b, &r, o)
+		}
 	case FormatMarkdown:
-		writeMarkdown(&b, rep, o.home())
+		writeMarkdown(&b, &r, o.home())
 	case FormatJSON:
-		err = jsonenc.Write(&b, NewDocument(rep, o))
+		err = jsonenc.Write(&b, NewDocument(&r, o))
+	case FormatGitHub:
+		writeGitHub(&b, &r, o)
+	case FormatSARIF:
+		err = writeSARIF(&b, &r, o)
 	default:
 		_, err = ParseFormat(string(f))
 	}
@@ -132,10 +182,11 @@ type DocumentFile struct {
 	OrphanedSlices int `json:"orphaned_slices"`
 }
 
-// NewDocument returns the JSON document of rep.
+// NewDocument returns the JSON document of rep, with the finding messages
+// written for o.Home.
 func NewDocument(rep *Report, o WriteOptions) Document {
 	home := o.home()
-	doc := Document{Agent: rep.Agent, Estimator: rep.Estimator, Sources: []DocumentSource{}, Findings: rep.Findings, Total: rep.Total}
+	doc := Document{Agent: rep.Agent, Estimator: rep.Estimator, Sources: []DocumentSource{}, Findings: withMessages(rep, home), Total: rep.Total}
 	for _, s := range rep.Sources {
 		p := ""
 		if s.Path != "" {
@@ -164,160 +215,4 @@ func NewDocument(rep *Report, o WriteOptions) Document {
 		}
 	}
 	return doc
-}
-
-var sourceHeader = []string{"id", "kind", "delivery", "status", "included", "reason", "chars", "lines", "tokens",
-	"emitted tokens", "truncated", "budget", "omitted chars", "omitted lines", "path"}
-
-func sourceRows(rep *Report, home string) [][]string {
-	var rows [][]string
-	for _, s := range rep.Sources {
-		budget := s.Budget
-		if budget == "" {
-			budget = "-"
-		}
-		path := "(text)"
-		if s.Path != "" {
-			path = display.Path(s.Path, home)
-		}
-		rows = append(rows, []string{s.ID, s.Kind, string(s.Delivery), string(s.Status), yesNo(s.Included), string(s.Reason),
-			itoa(s.SourceChars), itoa(s.SourceLines), itoa(s.SourceTokens), itoa(s.EmittedTokens),
-			yesNo(s.Truncated), budget, strconv.Itoa(s.OmittedChars), strconv.Itoa(s.OmittedLines), path})
-	}
-	return rows
-}
-
-var findingHeader = []string{"source", "code", "severity", "related"}
-
-func findingRows(rep *Report) [][]string {
-	var rows [][]string
-	for _, f := range rep.Findings {
-		src, rel := f.SourceID, f.RelatedID
-		if src == "" {
-			src = "(total)"
-		}
-		if rel == "" {
-			rel = "-"
-		}
-		rows = append(rows, []string{src, string(f.Code), string(f.Severity), rel})
-	}
-	return rows
-}
-
-var filesHeader = []string{"path", "view", "status", "source tokens", "emitted tokens", "note"}
-
-// noteMax bounds the note column of the files table.
-const noteMax = 60
-
-// fileNote is the short text of a row's error, budget step or fallback.
-func fileNote(r manifest.FileRow) string {
-	n := r.Error
-	switch {
-	case n != "":
-	case r.Degraded != "":
-		n = r.Degraded
-	case r.Fallback != "":
-		n = r.Fallback
-	case r.Kind != "":
-		n = string(r.Kind)
-	default:
-		return "-"
-	}
-	n, _, _ = strings.Cut(n, "\n")
-	if rs := []rune(n); len(rs) > noteMax {
-		n = string(rs[:noteMax-1]) + "…"
-	}
-	return n
-}
-
-func fileRows(m *manifest.Manifest, home string) [][]string {
-	var rows [][]string
-	for _, r := range m.Files {
-		rows = append(rows, []string{display.Path(r.Path, home), string(r.ViewMode), string(r.Status), itoa(r.SourceTokens),
-			strconv.Itoa(r.EmittedTokens), fileNote(r)})
-	}
-	return rows
-}
-
-func totalLine(rep *Report) string {
-	return fmt.Sprintf("%d bytes, %d chars, %d lines, %d tokens (limits: %s per source, %s in total)\n",
-		rep.Total.Bytes, rep.Total.Chars, rep.Total.Lines, rep.Total.Tokens,
-		thresholdString(rep.Thresholds.LayerTokens), thresholdString(rep.Thresholds.TotalTokens))
-}
-
-func writeTable(b *bytes.Buffer, rep *Report, home string) error {
-	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", rep.Agent, rep.Estimator)
-	if err := table.Write(b, sourceHeader, sourceRows(rep, home)); err != nil {
-		return err
-	}
-	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
-		b.WriteString("\nFiles\n")
-		if err := table.Write(b, filesHeader, fileRows(m, home)); err != nil {
-			return err
-		}
-	}
-	b.WriteString("\nFindings\n")
-	if len(rep.Findings) == 0 {
-		b.WriteString("none\n")
-	} else if err := table.Write(b, findingHeader, findingRows(rep)); err != nil {
-		return err
-	}
-	b.WriteString("\nTotal: " + totalLine(rep))
-	return nil
-}
-
-func writeMarkdown(b *bytes.Buffer, rep *Report, home string) {
-	fmt.Fprintf(b, "# ctx audit: %s\n\nEstimator: %s\n\n## Sources\n\n", mdEscape(rep.Agent), rep.Estimator)
-	mdTable(b, sourceHeader, sourceRows(rep, home))
-	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
-		b.WriteString("\n## Files\n\n")
-		mdTable(b, filesHeader, fileRows(m, home))
-	}
-	b.WriteString("\n## Findings\n\n")
-	if len(rep.Findings) == 0 {
-		b.WriteString("None.\n")
-	} else {
-		mdTable(b, findingHeader, findingRows(rep))
-	}
-	b.WriteString("\n## Total\n\n" + totalLine(rep))
-}
-
-func mdEscape(s string) string {
-	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
-}
-
-func mdTable(b *bytes.Buffer, header []string, rows [][]string) {
-	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
-	for range header {
-		b.WriteString(" --- |")
-	}
-	b.WriteString("\n")
-	for _, r := range rows {
-		cells := make([]string, len(r))
-		for i, c := range r {
-			cells[i] = mdEscape(c)
-		}
-		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
-	}
-}
-
-func itoa(p *int) string {
-	if p == nil {
-		return "-"
-	}
-	return strconv.Itoa(*p)
-}
-
-func yesNo(b bool) string {
-	if b {
-		return "yes"
-	}
-	return "no"
-}
-
-func thresholdString(v float64) string {
-	if v > 1e300 {
-		return "inf"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
 }

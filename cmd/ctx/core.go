@@ -58,11 +58,15 @@ func coreCommands(e *env) []*cli.Command {
 			Description: "Examples:\n" +
 				"   ctx audit                                   # a table in the terminal\n" +
 				"   ctx audit --check                           # exit 1 on any warning (pre-commit, CI)\n" +
+				"   ctx audit --wide                            # every column, whatever the terminal's width\n" +
 				"   ctx audit --format json --total-tokens 6000 # for agent runtimes\n" +
+				"   ctx audit --format github --check           # annotations in a GitHub Actions step\n" +
+				"   ctx audit --format sarif > ctx.sarif        # for code scanning\n" +
 				"   ctx audit --manifest context.manifest.json --fail-on info --check",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(),
-				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json or markdown"},
+				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json, markdown, github or sarif"},
+				&cli.BoolFlag{Name: "wide", Usage: "print every column of the table, however wide"},
 				&cli.BoolFlag{Name: "check", Usage: "exit 1 when a finding at the --fail-on level exists"},
 				&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "`LEVEL` that fails --check: info or warning"},
 				&cli.StringFlag{Name: "manifest", Usage: "audit a stored manifest `FILE` instead of building one"},
@@ -206,7 +210,11 @@ func (e *env) audit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := audit.Write(e.stdout, rep, format, audit.WriteOptions{Home: p.Home}); err != nil {
+	o := audit.WriteOptions{Home: p.Home, Wide: c.Bool("wide"), Width: terminalWidth(e.stdout)}
+	if p.Config != nil {
+		o.Config = p.Config.File
+	}
+	if err := audit.Write(e.stdout, rep, format, o); err != nil {
 		return err
 	}
 	if c.Bool("check") && rep.Fails(level) {

@@ -4,13 +4,20 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
+	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/schemas/schematest"
 )
+
+// sarifSchema is the SARIF schema the audit package vendors for its tests.
+var sarifSchema, _ = filepath.Abs(filepath.Join("..", "..", "audit", "testdata", "sarif-schema-2.1.0.json"))
 
 // TestMain registers the ctx command for the scripts: `exec ctx ...` runs
 // run() in a subprocess of this test binary.
@@ -33,6 +40,8 @@ func TestScripts(t *testing.T) {
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
 			"unwork":        cmdUnwork,
 			"validmanifest": cmdValidManifest,
+			"maxwidth":      cmdMaxWidth,
+			"validsarif":    cmdValidSARIF,
 		},
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine
@@ -76,6 +85,49 @@ func cmdValidManifest(ts *testscript.TestScript, neg bool, args []string) {
 		}
 		if !neg && err != nil {
 			ts.Fatalf("%s: %v", f, err)
+		}
+	}
+}
+
+// cmdMaxWidth checks that no line of the files is wider than N terminal
+// columns (runes: the outputs checked hold no wide characters):
+// maxwidth N FILE...
+func cmdMaxWidth(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) < 2 {
+		ts.Fatalf("usage: maxwidth N FILE...")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	for _, f := range args[1:] {
+		for i, line := range strings.Split(ts.ReadFile(f), "\n") {
+			if w := utf8.RuneCountInString(line); w > n {
+				ts.Fatalf("%s:%d is %d columns wide, over %d: %q", f, i+1, w, n, line)
+			}
+		}
+	}
+}
+
+// cmdValidSARIF checks files against the official SARIF 2.1.0 schema
+// (audit/testdata/sarif-schema-2.1.0.json): validsarif FILE...
+func cmdValidSARIF(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: validsarif FILE...")
+	}
+	f, err := os.Open(sarifSchema)
+	ts.Check(err)
+	defer f.Close()
+	doc, err := jsonschema.UnmarshalJSON(f)
+	ts.Check(err)
+	c := jsonschema.NewCompiler()
+	c.AssertFormat()
+	ts.Check(c.AddResource(audit.SARIFSchema, doc))
+	schema, err := c.Compile(audit.SARIFSchema)
+	ts.Check(err)
+	for _, name := range args {
+		inst, err := jsonschema.UnmarshalJSON(strings.NewReader(ts.ReadFile(name)))
+		ts.Check(err)
+		if err := schema.Validate(inst); err != nil {
+			ts.Fatalf("%s is not valid SARIF 2.1.0: %v", name, err)
 		}
 	}
 }

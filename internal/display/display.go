@@ -1,9 +1,11 @@
-// Package display shows host paths to people: the home directory as ~.
+// Package display shows values to people: host paths with the home
+// directory as ~, and numbers with thousands separators.
 package display
 
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 )
 
@@ -72,4 +74,26 @@ func ID(id, project, home string) string {
 		return "native:" + Rel(p, project, home)
 	}
 	return id
+}
+
+// Int writes n in decimal with a comma between groups of three digits:
+// 8639 is "8,639". It is for text people read (tables, messages), never
+// for JSON.
+func Int(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	if neg {
+		s = s[1:]
+	}
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }

@@ -51,3 +51,29 @@ func TestRel(t *testing.T) {
 		t.Errorf("ID = %q", got)
 	}
 }
+
+func TestRelInDir(t *testing.T) {
+	for _, tc := range []struct{ p, dir, home, want string }{
+		{"/h/u/p/AGENTS.md", "/h/u/p", "/h/u", "AGENTS.md"},
+		{"/h/u/p/docs/a.md", "/h/u/p/", "/h/u", "docs/a.md"},
+		{"/h/u/p", "/h/u/p", "/h/u", "."},
+		{"/h/u/px/a.md", "/h/u/p", "/h/u", "~/px/a.md"},
+		{"/h/u/.config/agents/GLOBAL.md", "/h/u/p", "/h/u", "~/.config/agents/GLOBAL.md"},
+		{"/etc/agents.md", "/h/u/p", "/h/u", "/etc/agents.md"},
+		{"rel.md", "/h/u/p", "/h/u", "rel.md"},
+		{"/h/u/p/a.md", "", "/h/u", "~/p/a.md"},
+	} {
+		if got := Rel(tc.p, tc.dir, tc.home); got != tc.want {
+			t.Errorf("Rel(%q, %q, %q) = %q, want %q", tc.p, tc.dir, tc.home, got, tc.want)
+		}
+	}
+}
+
+func TestInt(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 7: "7", 999: "999", 1000: "1,000", 8639: "8,639", 123456: "123,456",
+		1234567: "1,234,567", -1: "-1", -1234: "-1,234", -123456: "-123,456"} {
+		if got := Int(n); got != want {
+			t.Errorf("Int(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

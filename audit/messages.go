@@ -1,0 +1,291 @@
+package audit
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/manifest"
+)
+
+// Rule describes a finding code: what it means, in one sentence. The SARIF
+// output lists them as its rules.
+type Rule struct {
+	Code Code
+	// Summary says what a finding of the code is about.
+	Summary string
+}
+
+// Rules returns every finding code with its summary, in the order the
+// audit checks them: the sources' codes, the files' codes, the total.
+func Rules() []Rule {
+	out := make([]Rule, len(rules))
+	for i, r := range rules {
+		out[i] = r.Rule
+	}
+	return out
+}
+
+// rules is the one place where findings are put into words. Each code has
+// an entry: its [Rule], what its findings are about (a source row, a file
+// row or the total), and the function that writes the message of a
+// finding from that row (see [about]). Messages give the numbers
+// (with thousands separators) and name other rows by id and paths with the
+// home directory as ~; they are one line, without a final period.
+//
+// To add a finding code: declare it with the others, raise it in Run, and
+// add its entry here (TestEveryCodeHasAMessage fails until it has one).
+var rules = []struct {
+	Rule
+	of      subject
+	message func(a about) string
+}{
+	{Rule{CodeMissing, "An instruction source names a file that does not exist."}, ofSource, func(a about) string {
+		if a.rep.Manifest != nil && implicit(a.rep.Manifest, a.src) {
+			return a.path(a.src.Path) + " does not exist (a default location that nobody named)"
+		}
+		return a.path(a.src.Path) + " does not exist (named explicitly)"
+	}},
+	{Rule{CodeUnreadable, "An instruction source cannot be read as text."}, ofSource, func(a about) string {
+		return a.path(a.src.Path) + " cannot be read as text (a directory, a special file, a read error, over the size limit, or not UTF-8)"
+	}},
+	{Rule{CodeNativeOverlap, "A source repeats one that the agent already loads natively, so ctx does not send it."}, ofSource, func(a about) string {
+		return "already loaded natively by the agent as " + a.f.RelatedID + ", so not sent again"
+	}},
+	{Rule{CodeSamePath, "A source is the same file as another one."}, ofSource, func(a about) string {
+		return sameMessage("same file as ", a)
+	}},
+	{Rule{CodeSameContent, "A source has the same bytes as another one."}, ofSource, func(a about) string {
+		return sameMessage("same bytes as ", a)
+	}},
+	{Rule{CodeAudienceExcluded, "A source is meant for other agents, so it is not sent."}, ofSource, func(a about) string {
+		return "its audience is " + strings.Join(a.src.Audience, ", ") + "; the agent is " + a.rep.Agent
+	}},
+	{Rule{CodeNativeAudienceMismatch, "A source declared native (loaded by the agent itself) is meant for other agents."}, ofSource, func(a about) string {
+		return "declared native, but its audience " + strings.Join(a.src.Audience, ", ") + " does not include the agent " + a.rep.Agent
+	}},
+	{Rule{CodeOversizedSource, "A source has more tokens than the per-source limit."}, ofSource, func(a about) string {
+		return count(deref(a.src.SourceTokens), "token") + ", over " + number(a.rep.Thresholds.LayerTokens) + " per source"
+	}},
+	{Rule{CodeTruncated, "A budget cut a source, so the agent is given only its start."}, ofSource, func(a about) string {
+		return truncatedMessage(a.src)
+	}},
+	{Rule{CodeNativeEvidenceMissing, "A source declared native does not say why the agent loads it."}, ofSource, func(a about) string {
+		return "declared native without evidence: name the agent's rule that loads it and where it is documented"
+	}},
+	{Rule{CodeFileError, "An aggregated file is missing, unreadable, too large, matched nothing, or its view failed."}, ofFile, func(a about) string {
+		if line, _, _ := strings.Cut(a.file.Error, "\n"); line != "" {
+			return line
+		}
+		return "the file could not be aggregated"
+	}},
+	{Rule{CodeFileOmitted, "The token budget of the files left a file out."}, ofFile, func(a about) string {
+		return budgetMessage(a.file)
+	}},
+	{Rule{CodeFileDegraded, "The token budget of the files chose a cheaper view of a file."}, ofFile, func(a about) string {
+		return budgetMessage(a.file)
+	}},
+	{Rule{CodeFileFallback, "A file's view is not supported for it, so a summary is shown."}, ofFile, func(a about) string {
+		if a.file.Fallback != "" {
+			return a.file.Fallback
+		}
+		return string(a.file.RequestedViewMode) + " view not supported; " + string(a.file.ViewMode) + " shown"
+	}},
+	{Rule{CodeSliceOrphaned, "A custom slice of a file was not found in its current text, so it is not shown."}, ofFile, func(a about) string {
+		where := "at " + a.f.RelatedID
+		if s := orphan(a.file, a.f); s != nil && s.Tag != "" {
+			where = strconv.Quote(s.Tag) + " (" + lines(*s) + ")"
+		}
+		return "custom slice " + where + " not found in the file; not shown"
+	}},
+	{Rule{CodeOversizedTotal, "The rendered context has more tokens than the total limit."}, ofTotal, func(a about) string {
+		return count(a.rep.Total.Tokens, "token") + " in total, over " + number(a.rep.Thresholds.TotalTokens)
+	}},
+}
+
+// subject is what a finding is about: a source row, a file row, or the
+// total.
+type subject int
+
+const (
+	ofSource subject = iota
+	ofFile
+	ofTotal
+)
+
+// about is what a message is written from: the finding, the report, and
+// the row the finding is about (src for a source's codes, file for a
+// file's; both nil for the total). home is shown as ~ in paths.
+type about struct {
+	f    Finding
+	rep  *Report
+	src  *manifest.Source
+	file *manifest.FileRow
+	home string
+}
+
+func (a about) path(p string) string { return display.Path(p, a.home) }
+
+// rowOf finds the row a finding is about, if the report has it.
+func rowOf(rep *Report, f Finding) (*manifest.Source, *manifest.FileRow) {
+	if f.SourceID == "" {
+		return nil, nil
+	}
+	for i := range rep.Sources {
+		if rep.Sources[i].ID == f.SourceID {
+			return &rep.Sources[i], nil
+		}
+	}
+	if m := rep.Manifest; m != nil {
+		for i := range m.Files {
+			if fileID(m.Files[i]) == f.SourceID {
+				return nil, &m.Files[i]
+			}
+		}
+	}
+	return nil, nil
+}
+
+// message writes the message of f, or returns f.Message when its code
+// is not in [rules] or the report lacks its row.
+func message(rep *Report, f Finding, home string) string {
+	src, file := rowOf(rep, f)
+	for _, r := range rules {
+		if r.Code != f.Code {
+			continue
+		}
+		if r.of == ofSource && src == nil || r.of == ofFile && file == nil {
+			return f.Message
+		}
+		return r.message(about{f: f, rep: rep, src: src, file: file, home: home})
+	}
+	return f.Message
+}
+
+// withMessages returns a copy of the findings of rep with their messages
+// written for home.
+func withMessages(rep *Report, home string) []Finding {
+	out := make([]Finding, len(rep.Findings))
+	for i, f := range rep.Findings {
+		f.Message = message(rep, f, home)
+		out[i] = f
+	}
+	return out
+}
+
+// processHome is the home directory shown as ~ in the messages of [Run].
+func processHome() string {
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+func sameMessage(prefix string, a about) string {
+	s := a.src
+	switch {
+	case s.DuplicateOf != "":
+		return prefix + s.DuplicateOf + ", so not sent again"
+	case a.f.Severity == Warning:
+		return prefix + a.f.RelatedID + "; the agent loads both"
+	}
+	return prefix + a.f.RelatedID
+}
+
+// truncatedMessage says where a budget cut s, by which limit, and what it
+// left out.
+func truncatedMessage(s *manifest.Source) string {
+	omitted := count(s.OmittedChars, "char") + " omitted"
+	unit, limit := cutBy(s)
+	if deref(s.EmittedChars) == 0 {
+		left := ""
+		if unit != "" {
+			left = " (" + count(limit, unit) + " left)"
+		}
+		return "left out: budget " + s.Budget + " was used up" + left + ", " + omitted
+	}
+	if unit == "" {
+		return "cut by budget " + s.Budget + ", " + omitted
+	}
+	return "cut at " + count(limit, unit) + " by budget " + s.Budget + ", " + omitted
+}
+
+// cutBy names the limit that cut s: "line" or "char" with its value (what
+// was left of the budget's pool), or "" when the manifest does not tell.
+// Lines are cut first, then characters, so a row that has exactly the
+// lines left was cut by lines unless it also has exactly the characters
+// left.
+func cutBy(s *manifest.Source) (string, int) {
+	ml, lset := s.MaxLines.Value()
+	mc, cset := s.MaxChars.Value()
+	el, ec := deref(s.EmittedLines), deref(s.EmittedChars)
+	switch {
+	case lset && ml <= 0:
+		return "line", int(ml)
+	case cset && mc <= 0:
+		return "char", int(mc)
+	case lset && int64(el) == ml && !(cset && int64(ec) == mc):
+		return "line", int(ml)
+	case cset && int64(ec) == mc:
+		return "char", int(mc)
+	case lset:
+		return "line", int(ml)
+	}
+	return "", 0
+}
+
+func budgetMessage(r *manifest.FileRow) string {
+	steps := r.Degraded
+	if steps == "" {
+		steps = string(r.Status)
+	}
+	return "token budget: " + steps + "; " + display.Int(r.EmittedTokens) + " of " + itoaSep(r.SourceTokens) + " tokens sent"
+}
+
+// orphan is the orphaned slice of r that f (slice_orphaned) is about: by
+// tag, or by its recorded lines when untagged.
+func orphan(r *manifest.FileRow, f Finding) *manifest.SliceRow {
+	for i, s := range r.Slices {
+		if s.Resolution == aggregate.ResolutionOrphaned && (s.Tag != "" && s.Tag == f.RelatedID || s.Tag == "" && lines(s) == f.RelatedID) {
+			return &r.Slices[i]
+		}
+	}
+	return nil
+}
+
+func lines(s manifest.SliceRow) string { return fmt.Sprintf("lines %d-%d", s.StartLine, s.EndLine) }
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// count is n with its unit, in the plural unless n is 1: "8,639 tokens".
+func count(n int, unit string) string {
+	if n == 1 {
+		return "1 " + unit
+	}
+	return display.Int(n) + " " + unit + "s"
+}
+
+// number shows a threshold: whole numbers with thousands separators.
+func number(v float64) string {
+	if v > 1e300 {
+		return "inf"
+	}
+	if v == float64(int64(v)) && v < 1e15 {
+		return display.Int(int(v))
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+// itoaSep is a size for people: thousands separators, "-" for none.
+func itoaSep(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return display.Int(*p)
+}

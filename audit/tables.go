@@ -1,0 +1,332 @@
+package audit
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/table"
+	"github.com/ctxaudit/ctx/manifest"
+)
+
+// The table format: by default five columns per source (id, decision,
+// tokens emitted / in the source, budget use, path relative to the project)
+// fitted to a width; with Wide, every column as ctx 0.1 printed them.
+
+func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
+	home, width := o.home(), o.width()
+	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", rep.Agent, rep.Estimator)
+	if err := table.WriteFitted(b, sourceColumns, fittedSourceRows(rep, home), width); err != nil {
+		return err
+	}
+	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
+		b.WriteString("\nFiles\n")
+		if err := table.WriteFitted(b, fileColumns, fittedFileRows(m, home), width); err != nil {
+			return err
+		}
+	}
+	b.WriteString("\nFindings\n")
+	if len(rep.Findings) == 0 {
+		b.WriteString("none\n")
+	} else if err := table.WriteFitted(b, findingColumns, fittedFindingRows(rep), width); err != nil {
+		return err
+	}
+	b.WriteString("\n" + table.WrapText("Total: "+totalSizes(rep), width) + "\n")
+	b.WriteString(table.WrapText("Limits: "+limits(rep), width) + "\n")
+	return nil
+}
+
+var sourceColumns = []table.Column{
+	{Header: "id", Fit: table.FitCutMiddle, Min: 12},
+	{Header: "decision"},
+	{Header: "tokens", Align: table.Right},
+	{Header: "budget", Fit: table.FitWrap, Min: 7, Late: true},
+	{Header: "path", Fit: table.FitCutMiddle, Min: 12},
+}
+
+func fittedSourceRows(rep *Report, home string) [][]string {
+	dir := ""
+	if rep.Manifest != nil {
+		dir = rep.Manifest.ProjectDir
+	}
+	emitted := make([]string, len(rep.Sources))
+	for i, s := range rep.Sources {
+		emitted[i] = itoaSep(s.EmittedTokens)
+	}
+	var rows [][]string
+	for i, s := range rep.Sources {
+		decision := string(s.Reason)
+		if s.Included && s.Truncated {
+			decision += ", cut"
+		}
+		path := "(text)"
+		if s.Path != "" {
+			path = display.Rel(s.Path, dir, home)
+		}
+		rows = append(rows, []string{s.ID, decision, pair(emitted, i, itoaSep(s.SourceTokens)), budgetUse(s), path})
+	}
+	return rows
+}
+
+// pair is "emitted / source" with the emitted numbers of all rows padded to
+// one width, so that both numbers line up in a right-aligned column.
+func pair(emitted []string, i int, source string) string {
+	w := 0
+	for _, e := range emitted {
+		w = max(w, len(e))
+	}
+	return strings.Repeat(" ", w-len(emitted[i])) + emitted[i] + " / " + source
+}
+
+// budgetUse is what a source took of its budget: "project 12/200 lines",
+// with what was left of the pool before it as the limit; "-" without a
+// budget.
+func budgetUse(s manifest.Source) string {
+	if s.Budget == "" {
+		return "-"
+	}
+	var parts []string
+	if n, ok := s.MaxLines.Value(); ok {
+		parts = append(parts, display.Int(deref(s.EmittedLines))+"/"+display.Int(int(n))+" lines")
+	}
+	if n, ok := s.MaxChars.Value(); ok {
+		parts = append(parts, display.Int(deref(s.EmittedChars))+"/"+display.Int(int(n))+" chars")
+	}
+	if len(parts) == 0 {
+		return s.Budget
+	}
+	return s.Budget + " " + strings.Join(parts, ", ")
+}
+
+var fileColumns = []table.Column{
+	{Header: "path", Fit: table.FitCutMiddle, Min: 12},
+	{Header: "view"},
+	{Header: "status"},
+	{Header: "tokens", Align: table.Right},
+	{Header: "note", Fit: table.FitWrap, Min: 12},
+}
+
+func fittedFileRows(m *manifest.Manifest, home string) [][]string {
+	emitted := make([]string, len(m.Files))
+	for i, r := range m.Files {
+		emitted[i] = display.Int(r.EmittedTokens)
+	}
+	var rows [][]string
+	for i, r := range m.Files {
+		rows = append(rows, []string{display.Path(r.Path, home), string(r.ViewMode), string(r.Status),
+			pair(emitted, i, itoaSep(r.SourceTokens)), fileNote(r, 0)})
+	}
+	return rows
+}
+
+var findingColumns = []table.Column{
+	{Header: "source", Fit: table.FitCutMiddle, Min: 10},
+	{Header: "code"},
+	{Header: "severity"},
+	{Header: "message", Fit: table.FitWrap, Min: 16},
+}
+
+func fittedFindingRows(rep *Report) [][]string {
+	var rows [][]string
+	for _, f := range rep.Findings {
+		rows = append(rows, []string{findingSource(f), string(f.Code), string(f.Severity), orDash(f.Message)})
+	}
+	return rows
+}
+
+func findingSource(f Finding) string {
+	if f.SourceID == "" {
+		return "(total)"
+	}
+	return f.SourceID
+}
+
+func totalSizes(rep *Report) string {
+	t := rep.Total
+	return count(t.Tokens, "token") + ", " + count(t.Chars, "char") + ", " + count(t.Lines, "line") + ", " + count(t.Bytes, "byte")
+}
+
+func limits(rep *Report) string {
+	unit := " tokens per source, "
+	if rep.Thresholds.LayerTokens == 1 {
+		unit = " token per source, "
+	}
+	return number(rep.Thresholds.LayerTokens) + unit + number(rep.Thresholds.TotalTokens) + " in total"
+}
+
+// The wide table: ctx 0.1's columns, plain numbers, and the findings with
+// their messages.
+
+var sourceHeader = []string{"id", "kind", "delivery", "status", "included", "reason", "chars", "lines", "tokens",
+	"emitted tokens", "truncated", "budget", "omitted chars", "omitted lines", "path"}
+
+// sourceNumbers are the columns of sourceHeader that hold numbers.
+var sourceNumbers = []int{6, 7, 8, 9, 12, 13}
+
+func sourceRows(rep *Report, home string, num func(*int) string) [][]string {
+	var rows [][]string
+	for _, s := range rep.Sources {
+		budget := s.Budget
+		if budget == "" {
+			budget = "-"
+		}
+		path := "(text)"
+		if s.Path != "" {
+			path = display.Path(s.Path, home)
+		}
+		rows = append(rows, []string{s.ID, s.Kind, string(s.Delivery), string(s.Status), yesNo(s.Included), string(s.Reason),
+			num(s.SourceChars), num(s.SourceLines), num(s.SourceTokens), num(s.EmittedTokens),
+			yesNo(s.Truncated), budget, num(&s.OmittedChars), num(&s.OmittedLines), path})
+	}
+	return rows
+}
+
+var findingHeader = []string{"source", "code", "severity", "related", "message"}
+
+func findingRows(rep *Report) [][]string {
+	var rows [][]string
+	for _, f := range rep.Findings {
+		rows = append(rows, []string{findingSource(f), string(f.Code), string(f.Severity), orDash(f.RelatedID), orDash(f.Message)})
+	}
+	return rows
+}
+
+var filesHeader = []string{"path", "view", "status", "source tokens", "emitted tokens", "note"}
+
+// filesNumbers are the columns of filesHeader that hold numbers.
+var filesNumbers = []int{3, 4}
+
+// noteMax bounds the note column of the wide files table.
+const noteMax = 60
+
+// fileNote is the text of a row's error, budget step or fallback: its first
+// line, cut to limit characters when limit > 0.
+func fileNote(r manifest.FileRow, limit int) string {
+	n := r.Error
+	switch {
+	case n != "":
+	case r.Degraded != "":
+		n = r.Degraded
+	case r.Fallback != "":
+		n = r.Fallback
+	case r.Kind != "":
+		n = string(r.Kind)
+	default:
+		return "-"
+	}
+	n, _, _ = strings.Cut(n, "\n")
+	if rs := []rune(n); limit > 0 && len(rs) > limit {
+		n = string(rs[:limit-1]) + "…"
+	}
+	return n
+}
+
+func fileRows(m *manifest.Manifest, home string, num func(*int) string, noteMax int) [][]string {
+	var rows [][]string
+	for _, r := range m.Files {
+		rows = append(rows, []string{display.Path(r.Path, home), string(r.ViewMode), string(r.Status), num(r.SourceTokens),
+			num(&r.EmittedTokens), fileNote(r, noteMax)})
+	}
+	return rows
+}
+
+func totalLine(rep *Report) string {
+	return fmt.Sprintf("%d bytes, %d chars, %d lines, %d tokens (limits: %s per source, %s in total)\n",
+		rep.Total.Bytes, rep.Total.Chars, rep.Total.Lines, rep.Total.Tokens,
+		thresholdString(rep.Thresholds.LayerTokens), thresholdString(rep.Thresholds.TotalTokens))
+}
+
+func writeWideTable(b *bytes.Buffer, rep *Report, home string) error {
+	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", rep.Agent, rep.Estimator)
+	if err := table.Write(b, sourceHeader, sourceRows(rep, home, itoa)); err != nil {
+		return err
+	}
+	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
+		b.WriteString("\nFiles\n")
+		if err := table.Write(b, filesHeader, fileRows(m, home, itoa, noteMax)); err != nil {
+			return err
+		}
+	}
+	b.WriteString("\nFindings\n")
+	if len(rep.Findings) == 0 {
+		b.WriteString("none\n")
+	} else if err := table.Write(b, findingHeader, findingRows(rep)); err != nil {
+		return err
+	}
+	b.WriteString("\nTotal: " + totalLine(rep))
+	return nil
+}
+
+// Markdown: every column, numbers right-aligned with thousands separators,
+// and the findings with their messages.
+
+func writeMarkdown(b *bytes.Buffer, rep *Report, home string) {
+	fmt.Fprintf(b, "# ctx audit: %s\n\nEstimator: %s\n\n## Sources\n\n", mdEscape(rep.Agent), rep.Estimator)
+	mdTable(b, sourceHeader, sourceNumbers, sourceRows(rep, home, itoaSep))
+	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
+		b.WriteString("\n## Files\n\n")
+		mdTable(b, filesHeader, filesNumbers, fileRows(m, home, itoaSep, 0))
+	}
+	b.WriteString("\n## Findings\n\n")
+	if len(rep.Findings) == 0 {
+		b.WriteString("None.\n")
+	} else {
+		mdTable(b, findingHeader, nil, findingRows(rep))
+	}
+	b.WriteString("\n## Total\n\n" + totalSizes(rep) + " (limits: " + limits(rep) + ")\n")
+}
+
+func mdEscape(s string) string {
+	return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s)
+}
+
+func mdTable(b *bytes.Buffer, header []string, right []int, rows [][]string) {
+	b.WriteString("| " + strings.Join(header, " | ") + " |\n|")
+	for i := range header {
+		sep := " --- |"
+		for _, r := range right {
+			if r == i {
+				sep = " ---: |"
+			}
+		}
+		b.WriteString(sep)
+	}
+	b.WriteString("\n")
+	for _, r := range rows {
+		cells := make([]string, len(r))
+		for i, c := range r {
+			cells[i] = mdEscape(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+}
+
+func itoa(p *int) string {
+	if p == nil {
+		return "-"
+	}
+	return strconv.Itoa(*p)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func thresholdString(v float64) string {
+	if v > 1e300 {
+		return "inf"
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}

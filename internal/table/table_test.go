@@ -1,0 +1,98 @@
+package table
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+)
+
+func TestCutMiddle(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"project_agents", 20, "project_agents"},
+		{"project_agents", 14, "project_agents"},
+		{"project_agents", 9, "pr…agents"},
+		{"src/github.com/acme/AGENTS.md", 16, "src/g…/AGENTS.md"},
+		{"abc", 1, "…"},
+		{"abc", 0, ""},
+		{"漢字漢字漢字", 7, "漢…漢字"},
+	} {
+		got := CutMiddle(tc.s, tc.w)
+		if got != tc.want {
+			t.Errorf("CutMiddle(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
+		}
+		if Width(got) > max(tc.w, 0) {
+			t.Errorf("CutMiddle(%q, %d) = %q is %d wide", tc.s, tc.w, got, Width(got))
+		}
+	}
+}
+
+func TestWrapText(t *testing.T) {
+	for _, tc := range []struct {
+		s    string
+		w    int
+		want string
+	}{
+		{"8,639 tokens, over 2,000 per source", 40, "8,639 tokens, over 2,000 per source"},
+		{"8,639 tokens, over 2,000 per source", 14, "8,639 tokens,\nover 2,000 per\nsource"},
+		{"file not found: internal/api/x.go", 10, "file not\nfound:\ninternal/a\npi/x.go"},
+		{"a\nb c", 1, "a\nb\nc"},
+		{"", 5, ""},
+	} {
+		if got := WrapText(tc.s, tc.w); got != tc.want {
+			t.Errorf("WrapText(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
+		}
+	}
+}
+
+func TestWriteFitted(t *testing.T) {
+	cols := []Column{
+		{Header: "id", Fit: FitCutMiddle, Min: 6},
+		{Header: "tokens", Align: Right},
+		{Header: "message", Fit: FitWrap, Min: 10},
+	}
+	rows := [][]string{
+		{"project_agents", "8,639", "8,639 tokens, over 2,000 per source"},
+		{"a", "0", "-"},
+	}
+	var wide bytes.Buffer
+	if err := WriteFitted(&wide, cols, rows, 0); err != nil {
+		t.Fatal(err)
+	}
+	want := `+----------------+--------+-------------------------------------+
+| id             | tokens | message                             |
++----------------+--------+-------------------------------------+
+| project_agents |  8,639 | 8,639 tokens, over 2,000 per source |
+| a              |      0 | -                                   |
++----------------+--------+-------------------------------------+
+`
+	if wide.String() != want {
+		t.Errorf("no limit:\n%s\nwant\n%s", wide.String(), want)
+	}
+	for _, width := range []int{60, 45, 40, 32} {
+		var b bytes.Buffer
+		if err := WriteFitted(&b, cols, rows, width); err != nil {
+			t.Fatal(err)
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			if Width(line) > width {
+				t.Errorf("width %d: %q is %d wide\n%s", width, line, Width(line), b.String())
+			}
+		}
+	}
+	// narrower than the columns allow: the table overflows rather than
+	// losing the numbers
+	var b bytes.Buffer
+	if err := WriteFitted(&b, cols, rows, 10); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| p…ents |  8,639 |") {
+		t.Errorf("width 10:\n%s", b.String())
+	}
+	if got := Overhead(3); got != 10 {
+		t.Errorf("Overhead(3) = %d", got)
+	}
+}

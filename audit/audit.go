@@ -26,7 +26,6 @@ import (
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
-	"github.com/ctxaudit/ctx/profile"
 	"github.com/ctxaudit/ctx/render"
 )
 
@@ -73,18 +72,18 @@ const (
 const (
 	// CodeAgentTruncation: the agent itself keeps only part of the file,
 	// or none of it (Codex's shared 32 KiB); warning.
-	CodeAgentTruncation = Code(profile.CodeAgentTruncation)
+	CodeAgentTruncation Code = "agent_truncation"
 	// CodeImportCycle: imports that lead back to the importing file;
 	// warning.
-	CodeImportCycle = Code(profile.CodeImportCycle)
+	CodeImportCycle Code = "import_cycle"
 	// CodeImportMissing: an import names a file that does not exist;
 	// warning.
-	CodeImportMissing = Code(profile.CodeImportMissing)
+	CodeImportMissing Code = "import_missing"
 	// CodeImportTooDeep: an import beyond the agent's five hops; info.
-	CodeImportTooDeep = Code(profile.CodeImportTooDeep)
+	CodeImportTooDeep Code = "import_too_deep"
 	// CodeOverAgentLimit: a file over the agent's documented limit
 	// (warning) or advice (info).
-	CodeOverAgentLimit = Code(profile.CodeOverAgentLimit)
+	CodeOverAgentLimit Code = "over_agent_limit"
 )
 
 // Default thresholds.

@@ -3,7 +3,6 @@ package audit_test
 import (
 	"bytes"
 	"context"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,9 +16,9 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 )
 
-// update rewrites the golden files of this package's tests:
-// go test ./audit -update.
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+// update rewrites the golden files of this package's tests, as in every
+// package: CTX_UPDATE=1 go test ./audit.
+var update = os.Getenv("CTX_UPDATE") != ""
 
 // The realistic fixture lives at these paths once the temporary directory
 // is taken off, so that outputs do not depend on the machine.
@@ -103,11 +102,11 @@ func realistic(t *testing.T) *manifest.Manifest {
 	return m
 }
 
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got with testdata/name, or rewrites it with CTX_UPDATE=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	p := filepath.Join("testdata", name)
-	if *update {
+	if update {
 		if err := os.MkdirAll("testdata", 0o755); err != nil {
 			t.Fatal(err)
 		}
@@ -118,7 +117,7 @@ func golden(t *testing.T, name string, got []byte) {
 	}
 	want, err := os.ReadFile(p)
 	if err != nil {
-		t.Fatalf("%v (run go test ./audit -update to create it)", err)
+		t.Fatalf("%v (run CTX_UPDATE=1 go test ./audit to create it)", err)
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)

@@ -76,6 +76,41 @@ var rules = []struct {
 	{Rule{CodeNativeEvidenceMissing, "A source declared native does not say why the agent loads it."}, ofSource, func(a about) string {
 		return "declared native without evidence: name the agent's rule that loads it and where it is documented"
 	}},
+	{Rule{CodeAgentTruncation, "The agent itself keeps only part of an instruction file, or none of it, by its own size limit."}, ofSource, func(a about) string {
+		is, pf := profileIssue(a.rep, a.f)
+		if is == nil {
+			return "the agent cuts this file"
+		}
+		kept := "none of its " + count(is.Count, "byte")
+		if pf != nil && pf.LoadedBytes > 0 {
+			kept = display.Int(pf.LoadedBytes) + " of " + count(pf.LoadedBytes+pf.CutBytes, "byte")
+		}
+		return "the agent keeps " + kept + ", " + display.Int(is.Count) + " lost: " + is.Detail
+	}},
+	{Rule{CodeImportCycle, "Imports of an instruction file lead back to it."}, ofSource, func(a about) string {
+		if is, _ := profileIssue(a.rep, a.f); is != nil {
+			return "imports loop: " + a.cycle(is.Target) + "; " + is.Detail
+		}
+		return "imports loop back to this file"
+	}},
+	{Rule{CodeImportMissing, "An import of an instruction file names a file that cannot be read."}, ofSource, func(a about) string {
+		if is, _ := profileIssue(a.rep, a.f); is != nil {
+			return is.Target + " cannot be read: " + is.Detail
+		}
+		return a.f.RelatedID + " cannot be read"
+	}},
+	{Rule{CodeImportTooDeep, "An import lies beyond the agent's import depth, so the agent does not load it."}, ofSource, func(a about) string {
+		if is, _ := profileIssue(a.rep, a.f); is != nil {
+			return is.Target + " is not loaded: " + is.Detail
+		}
+		return a.f.RelatedID + " is not loaded"
+	}},
+	{Rule{CodeOverAgentLimit, "An instruction file is over the agent's documented limit or advice."}, ofSource, func(a about) string {
+		if is, _ := profileIssue(a.rep, a.f); is != nil {
+			return count(is.Count, strings.TrimSuffix(is.Unit, "s")) + ", over " + display.Int(is.Limit) + ": " + is.Detail
+		}
+		return "over the agent's limit"
+	}},
 	{Rule{CodeFileError, "An aggregated file is missing, unreadable, too large, matched nothing, or its view failed."}, ofFile, func(a about) string {
 		if line, _, _ := strings.Cut(a.file.Error, "\n"); line != "" {
 			return line
@@ -128,6 +163,20 @@ type about struct {
 }
 
 func (a about) path(p string) string { return display.Path(p, a.home) }
+
+// cycle shows an import cycle "a → b → a" with paths relative to the
+// project.
+func (a about) cycle(c string) string {
+	project := ""
+	if a.rep.Manifest != nil {
+		project = a.rep.Manifest.ProjectDir
+	}
+	parts := strings.Split(c, " → ")
+	for i, p := range parts {
+		parts[i] = display.Rel(p, project, a.home)
+	}
+	return strings.Join(parts, " → ")
+}
 
 // rowOf finds the row a finding is about, if the report has it.
 func rowOf(rep *Report, f Finding) (*manifest.Source, *manifest.FileRow) {

@@ -9,6 +9,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/profile"
 )
 
 // The table format: by default five columns per source (id, decision,
@@ -17,7 +18,7 @@ import (
 
 func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	home, width := o.home(), o.width()
-	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", rep.Agent, rep.Estimator)
+	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", agentLine(rep), rep.Estimator)
 	if err := table.WriteFitted(b, sourceColumns, fittedSourceRows(rep, home), width); err != nil {
 		return err
 	}
@@ -34,8 +35,43 @@ func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 		return err
 	}
 	b.WriteString("\n" + table.WrapText("Total: "+totalSizes(rep), width) + "\n")
+	if s := seenLine(rep); s != "" {
+		b.WriteString(table.WrapText(s, width) + "\n")
+	}
 	b.WriteString(table.WrapText("Limits: "+limits(rep), width) + "\n")
 	return nil
+}
+
+// agentLine names the agent and says how its sources were found: with a
+// profile, how many files the agent loads by itself; without one, that
+// nothing is inferred from the name.
+func agentLine(rep *Report) string {
+	m := rep.Manifest
+	switch {
+	case m != nil && m.Profile != nil:
+		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself)", rep.Agent, m.Profile.Name, count(len(m.Profile.Files), "file"))
+	case rep.Agent == manifest.DefaultAgent:
+		return rep.Agent + " (no agent or profile given; --profile NAME lists what an agent loads by itself)"
+	}
+	if _, err := profile.Parse(rep.Agent); err == nil {
+		return rep.Agent + " (no profile; --profile " + rep.Agent + " lists what it loads by itself)"
+	}
+	return rep.Agent + " (no profile)"
+}
+
+// seenLine says what the agent sees: what it loads by itself and what ctx
+// sends, each counted; "" when the agent loads nothing by itself.
+func seenLine(rep *Report) string {
+	n := rep.Native
+	if n.Files == 0 && n.Conditional == 0 {
+		return ""
+	}
+	s := "The agent sees: " + count(n.Tokens+rep.Total.Tokens, "token") + " = " + count(n.Tokens, "token") +
+		" it loads by itself (" + count(n.Files, "file") + ") + " + count(rep.Total.Tokens, "token") + " from ctx"
+	if n.Conditional > 0 {
+		s += "; " + count(n.Conditional, "more file") + " only when their conditions apply"
+	}
+	return s
 }
 
 var sourceColumns = []table.Column{
@@ -276,6 +312,9 @@ func writeMarkdown(b *bytes.Buffer, rep *Report, home string) {
 		mdTable(b, findingHeader, nil, findingRows(rep))
 	}
 	b.WriteString("\n## Total\n\n" + totalSizes(rep) + " (limits: " + limits(rep) + ")\n")
+	if s := seenLine(rep); s != "" {
+		b.WriteString("\n" + s + "\n")
+	}
 }
 
 func mdEscape(s string) string {

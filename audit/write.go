@@ -142,8 +142,28 @@ type Document struct {
 	// Files is left out when the manifest has no aggregated files.
 	Files    []DocumentFile `json:"files,omitempty"`
 	Findings []Finding      `json:"findings"`
-	// Total measures the rendered text, separators included.
+	// Total measures the rendered text, separators included: what ctx
+	// sends.
 	Total measure.Sizes `json:"total"`
+	// Native is what the agent loads by itself; the agent sees Native and
+	// Total. Left out when it loads nothing by itself.
+	Native *NativeTotal `json:"native,omitempty"`
+	// Thresholds are the limits the findings were checked against; null
+	// is no limit.
+	Thresholds DocumentThresholds `json:"thresholds"`
+}
+
+// DocumentThresholds are the audit thresholds in a [Document].
+type DocumentThresholds struct {
+	LayerTokens *float64 `json:"layer_tokens"`
+	TotalTokens *float64 `json:"total_tokens"`
+}
+
+func finite(v float64) *float64 {
+	if v > 1e300 {
+		return nil
+	}
+	return &v
 }
 
 // DocumentSource is one instruction source of a [Document]. Path shows the
@@ -186,7 +206,11 @@ type DocumentFile struct {
 // written for o.Home.
 func NewDocument(rep *Report, o WriteOptions) Document {
 	home := o.home()
-	doc := Document{Agent: rep.Agent, Estimator: rep.Estimator, Sources: []DocumentSource{}, Findings: withMessages(rep, home), Total: rep.Total}
+	doc := Document{Agent: rep.Agent, Estimator: rep.Estimator, Sources: []DocumentSource{}, Findings: withMessages(rep, home), Total: rep.Total,
+		Thresholds: DocumentThresholds{LayerTokens: finite(rep.Thresholds.LayerTokens), TotalTokens: finite(rep.Thresholds.TotalTokens)}}
+	if n := rep.Native; n.Files > 0 || n.Conditional > 0 {
+		doc.Native = &n
+	}
 	for _, s := range rep.Sources {
 		p := ""
 		if s.Path != "" {

@@ -84,7 +84,7 @@ func TestTableColumns(t *testing.T) {
 		"| codex-sandbox-notes                        | audience_excluded |        0 / 10 | -                     | (text) ",
 		"| internal/api/handlers.go                    | summary | degraded | 38 / 2,004 | full → summary (max_file_tokens 1500) ",
 		"| project_agents                                   | truncated         | warning  | cut at 200 lines by budget project, 3,486 chars omitted ",
-		"Total: 4,271 tokens, 17,084 chars, 243 lines, 17,086 bytes\nLimits: 2,000 tokens per source, 8,000 in total\n",
+		"Total: 4,271 tokens, 17,084 chars, 243 lines, 17,086 bytes\nThe agent sees: 4,280 tokens = 9 tokens it loads by itself (1 file) + 4,271 tokens from ctx\nLimits: 2,000 tokens per source, 8,000 in total\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)

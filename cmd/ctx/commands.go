@@ -12,5 +12,6 @@ func commands(e *env) []*cli.Command {
 	cs = append(cs, sliceCommands(e)...)
 	cs = append(cs, statsCommands(e)...)
 	cs = append(cs, messagesCommands(e)...)
+	cs = append(cs, provenanceCommands(e)...)
 	return cs
 }

@@ -55,7 +55,7 @@ func deps(t *testing.T, pkg string, memo map[string][]string) []string {
 
 func TestLayers(t *testing.T) {
 	memo := map[string][]string{}
-	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config"}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "provenance"}
 	for _, tc := range []struct {
 		pkg     string
 		never   []string // packages pkg must not import, directly or not
@@ -64,9 +64,10 @@ func TestLayers(t *testing.T) {
 		{"aggregate", []string{"manifest", "history", "config", "discover", "audit", "render"}, "views know nothing of the record, the chat builder or ctx.toml"},
 		{"history", []string{"manifest", "aggregate", "config", "discover", "audit", "render"}, "the chat builder knows nothing of the record, the files or ctx.toml"},
 		{"discover", []string{"manifest", "aggregate", "history", "config", "audit", "render"}, "discovery lists candidates; manifest decides"},
-		{"manifest", []string{"config", "audit", "render"}, "library packages take options, never ctx.toml types"},
+		{"manifest", []string{"config", "audit", "render", "provenance"}, "library packages take options, never ctx.toml types"},
 		{"render", []string{"config", "audit"}, "render only reads a manifest"},
 		{"audit", []string{"config"}, "audit takes a manifest and thresholds"},
+		{"provenance", []string{"config", "audit"}, "verify and diff take manifests and the options to rebuild with"},
 		{"measure", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render"}, "sizes are the bottom layer"},
 	} {
 		for _, d := range deps(t, tc.pkg, memo) {

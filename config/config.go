@@ -39,6 +39,10 @@ type Config struct {
 	Aggregate Aggregate
 	// Discussion history ([discussion]); see discussion.go.
 	Discussion *Discussion
+
+	// RelativePaths is relative_paths: record paths relative to the
+	// project directory (manifest.Options.RelativePaths); nil when absent.
+	RelativePaths *bool
 }
 
 // SharedPath is the shared_path key: a path, false, or absent.
@@ -107,7 +111,8 @@ func Decode(file string, data []byte) (*Config, error) {
 	c := &Config{File: file}
 	t := d.table()
 	if err := t.CheckKeys("agent", "profile", "workspace_dir", "shared_path", "native_paths", "discover",
-		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion"); err != nil {
+		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion",
+		"relative_paths"); err != nil {
 		return nil, err
 	}
 	if err := decodeCore(t, c); err != nil {
@@ -182,6 +187,11 @@ func decodeCore(t table, c *Config) error {
 		return err
 	} else if ok {
 		c.Discover = &b
+	}
+	if b, ok, err := t.Bool("relative_paths"); err != nil {
+		return err
+	} else if ok {
+		c.RelativePaths = &b
 	}
 	srcs, _, err := t.Tables("sources")
 	if err != nil {

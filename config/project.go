@@ -106,8 +106,8 @@ func (p *Project) where(line int) string { return fmt.Sprintf("%s:%d", p.Config.
 // ManifestOptions returns the options of manifest.Build for the project:
 // discovery (agent, workspace, shared file, natives, [[sources]]), the
 // budgets, the aggregated files when [files] or [screenshots] is present,
-// and the history when [discussion] is. The agent is "" when the file sets
-// none; the caller must then choose one.
+// and the history when [discussion] is, and relative_paths. The agent is ""
+// when the file sets none; the caller must then choose one.
 func (p *Project) ManifestOptions() manifest.Options {
 	c := p.Config
 	d := discover.Options{ProjectDir: p.Dir, Home: p.Home, Getenv: p.Getenv}
@@ -137,6 +137,9 @@ func (p *Project) ManifestOptions() manifest.Options {
 	o := manifest.Options{Discover: d}
 	if c.Profile != nil {
 		o.Profile = profile.Name(*c.Profile)
+	}
+	if c.RelativePaths != nil {
+		o.RelativePaths = *c.RelativePaths
 	}
 	for _, b := range c.Budgets {
 		o.Budgets = append(o.Budgets, manifest.NamedBudget{Name: b.Name, Where: p.where(b.Line),

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"syscall"
 	"unicode/utf8"
 
@@ -48,6 +49,10 @@ type Options struct {
 	// ProfileOptions configure the profile; Dir, Home and Getenv default
 	// to the project directory and Discover's home and environment.
 	ProfileOptions profile.Options
+	// RelativePaths records the paths relative to the project directory,
+	// with the home directory (Discover.Home, else the process's) as ~:
+	// see [Relativize].
+	RelativePaths bool
 }
 
 // BudgetError is an invalid budget.
@@ -79,6 +84,7 @@ func (e *BudgetError) Error() string {
 //  3. With Options.History: the discussion history built by history.Build,
 //     recorded as [History], and its section last, so that everything
 //     before it is a stable prefix.
+//  4. With Options.RelativePaths: the paths rewritten by [Relativize].
 //
 // Every size is counted with Options.Estimator. To do what `ctx manifest`
 // does for a project, take the options from its configuration:
@@ -103,6 +109,13 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 		if err := addHistory(ctx, m, *opts.History, est); err != nil {
 			return nil, err
 		}
+	}
+	if opts.RelativePaths {
+		home := opts.Discover.Home
+		if home == "" {
+			home, _ = os.UserHomeDir()
+		}
+		return Relativize(m, home)
 	}
 	return m, nil
 }
@@ -225,23 +238,34 @@ func read(c discover.Candidate, max int64) row {
 		return r
 	}
 	r.canonical = discover.Canonical(c.Path)
-	b, _, err := fileio.Read(c.Path, max)
+	r.status, r.raw = ReadSource(c.Path, max)
+	r.hasBytes = r.raw != nil
+	r.measured = r.hasBytes
+	return r
+}
+
+// ReadSource reads the source file at path as [Build] does and returns its
+// status and, when it is available or empty, its bytes (never nil then):
+// missing when there is no such file (also when a parent is not a
+// directory); unreadable for a directory, a FIFO, device or socket (which
+// could block or never end), a read error, a file larger than maxBytes or
+// bytes that are not UTF-8; empty when it has only space, tab, CR and LF.
+// maxBytes <= 0 uses DefaultMaxSourceBytes.
+func ReadSource(path string, maxBytes int64) (Status, []byte) {
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxSourceBytes
+	}
+	b, _, err := fileio.Read(path, maxBytes)
 	switch {
 	case err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)):
-		// no such file, also when a parent is not a directory
-		r.status = StatusMissing
-		return r
+		return StatusMissing, nil
 	case err != nil || !utf8.Valid(b):
-		// a directory, a FIFO, device or socket (which could block or
-		// never end), a read error, too large, or not UTF-8
-		r.status = StatusUnreadable
-		return r
+		return StatusUnreadable, nil
 	}
-	r.raw = b
-	r.hasBytes = true
-	r.measured = true
-	r.status = textStatus(b)
-	return r
+	if b == nil {
+		b = []byte{}
+	}
+	return textStatus(b), b
 }
 
 func textStatus(b []byte) Status {

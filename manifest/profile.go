@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
 )
@@ -121,7 +122,8 @@ func Discover(ctx context.Context, opts Options) (*discover.Result, *profile.Cha
 		for _, f := range chain.Files {
 			ev := f.Rule + " (" + f.Evidence + ")"
 			if f.ImportedBy != "" {
-				ev = f.Rule + ": " + f.Import + " in " + f.ImportedBy + " (" + f.Evidence + ")"
+				// the importer as a person reads it, the same in every clone
+				ev = f.Rule + ": " + f.Import + " in " + display.Rel(f.ImportedBy, po.Dir, po.Home) + " (" + f.Evidence + ")"
 			}
 			if f.Condition != "" {
 				ev += "; loaded when " + f.Condition

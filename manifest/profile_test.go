@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -127,5 +128,33 @@ func TestDiscoverWithProfile(t *testing.T) {
 	if res.Agent != "gemini" || len(chain.Files) != 2 || res.Sources[0].Delivery != discover.DeliveryNative ||
 		!strings.Contains(res.Sources[0].NativeEvidence, "Gemini CLI") || res.Sources[0].Origin != "profile:gemini" {
 		t.Errorf("agent %s, chain %+v, first %+v", res.Agent, chain, res.Sources[0])
+	}
+}
+
+// A relative manifest with a profile is the same in every clone: the
+// profile's ids, root and import evidence are relative too.
+func TestProfileRelative(t *testing.T) {
+	tree := map[string]string{".git/HEAD": "", "CLAUDE.md": "@docs/rules.md\n", "docs/rules.md": "@../CLAUDE.md\n"}
+	var out [][]byte
+	for i := range 2 {
+		dir := project(t, tree)
+		home := filepath.Join(dir, fmt.Sprintf("home%d", i))
+		m := build(t, manifest.Options{
+			Discover:       discover.Options{ProjectDir: dir, Home: home, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+			Profile:        profile.Claude,
+			ProfileOptions: profile.Options{ManagedDir: filepath.Join(dir, "no-managed")},
+			RelativePaths:  true,
+		})
+		b, err := manifest.Marshal(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), dir) {
+			t.Errorf("a host path in a relative manifest:\n%s", b)
+		}
+		out = append(out, b)
+	}
+	if string(out[0]) != string(out[1]) {
+		t.Errorf("two clones differ:\n%s\n----\n%s", out[0], out[1])
 	}
 }

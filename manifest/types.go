@@ -15,7 +15,7 @@ import (
 // Changelog:
 //   - 1: the first version: tool, agent, project_dir, estimator, budgets,
 //     sources (36 fields each) and fragments; later extended compatibly
-//     with the optional files, history and sections.
+//     with the optional files, history, sections and paths.
 const SchemaVersion = 1
 
 // Manifest records every instruction source considered for an agent, what
@@ -30,6 +30,10 @@ type Manifest struct {
 	Sources       []Source  `json:"sources"`
 	Fragments     Fragments `json:"fragments"`
 
+	// Paths is "relative" (PathsRelative) when the paths are recorded
+	// relative to the project directory (see [Relativize]); absent when
+	// they are absolute, as in the original format.
+	Paths string `json:"paths,omitempty"`
 	// Files lists the aggregated project files (see [FileRow]).
 	Files []FileRow `json:"files,omitempty"`
 	// History records the discussion history (see [History]).

@@ -13,5 +13,6 @@ func commands(e *env) []*cli.Command {
 	cs = append(cs, statsCommands(e)...)
 	cs = append(cs, messagesCommands(e)...)
 	cs = append(cs, initCommands(e)...)
+	cs = append(cs, provenanceCommands(e)...)
 	return cs
 }

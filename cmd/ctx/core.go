@@ -34,10 +34,12 @@ func coreCommands(e *env) []*cli.Command {
 			Usage: "print the manifest as JSON, or write it with -o",
 			Description: "Examples:\n" +
 				"   ctx manifest --agent claude -o context.manifest.json\n" +
-				"   ctx manifest -C ../service --no-shared",
+				"   ctx manifest -C ../service --no-shared\n" +
+				"   ctx manifest --relative -o ctx.manifest.json   # the same bytes in every clone",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(),
-				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"}),
+				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
+				&cli.BoolFlag{Name: "relative", Usage: "record paths relative to the project directory, home as ~ (default: relative_paths in ctx.toml)"}),
 			Action: func(c *cli.Context) error { return e.manifest(c) },
 		},
 		{
@@ -127,6 +129,9 @@ func build(c *cli.Context) (*config.Project, *manifest.Manifest, error) {
 	p, o, err := manifestOptions(c)
 	if err != nil {
 		return nil, nil, err
+	}
+	if c.IsSet("relative") {
+		o.RelativePaths = c.Bool("relative")
 	}
 	m, err := manifest.Build(c.Context, o)
 	if err != nil {

@@ -58,7 +58,7 @@ func deps(t *testing.T, pkg string, memo map[string][]string) []string {
 
 func TestLayers(t *testing.T) {
 	memo := map[string][]string{}
-	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile"}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance"}
 	for _, tc := range []struct {
 		pkg     string
 		never   []string // packages pkg must not import, directly or not
@@ -67,13 +67,14 @@ func TestLayers(t *testing.T) {
 		{"aggregate", []string{"manifest", "history", "config", "discover", "audit", "render"}, "views know nothing of the record, the chat builder or ctx.toml"},
 		{"history", []string{"manifest", "aggregate", "config", "discover", "audit", "render"}, "the chat builder knows nothing of the record, the files or ctx.toml"},
 		{"discover", []string{"manifest", "aggregate", "history", "config", "audit", "render"}, "discovery lists candidates; manifest decides"},
-		{"manifest", []string{"config", "audit", "render"}, "library packages take options, never ctx.toml types"},
+		{"manifest", []string{"config", "audit", "render", "provenance"}, "library packages take options, never ctx.toml types"},
 		{"render", []string{"config", "audit"}, "render only reads a manifest"},
 		{"audit", []string{"config"}, "audit takes a manifest and thresholds"},
-		{"measure", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render", "profile"}, "sizes are the bottom layer"},
+		{"measure", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render", "profile", "provenance"}, "sizes are the bottom layer"},
 		{"profile", []string{"manifest", "aggregate", "history", "config", "audit", "render"}, "a profile lists what an agent loads; manifest decides"},
 		{"aggregate/codeview", []string{"manifest", "aggregate", "history", "config", "audit", "render", "discover", "profile"}, "views of one file"},
 		{"schemas", []string{"manifest", "aggregate", "history", "config", "audit", "render", "discover", "profile"}, "the schema stands alone"},
+		{"provenance", []string{"config", "audit"}, "verify and diff take manifests and the options to rebuild with"},
 	} {
 		for _, d := range deps(t, tc.pkg, memo) {
 			for _, n := range tc.never {

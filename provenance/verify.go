@@ -1,0 +1,381 @@
+package provenance
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// State is what verifying one row found.
+type State string
+
+// The states of a row. Every state but unchanged is drift.
+const (
+	// StateUnchanged: the same bytes (or still missing, still unreadable).
+	StateUnchanged State = "unchanged"
+	// StateChanged: other bytes (old and new hash), or the file became
+	// unreadable or readable.
+	StateChanged State = "changed"
+	// StateMissing: the file was read and is gone.
+	StateMissing State = "missing"
+	// StateAppeared: the file was missing and exists now.
+	StateAppeared State = "appeared"
+	// StateNew: rebuilding the manifest from the same inputs would add
+	// this source or file.
+	StateNew State = "new"
+	// StateRemoved: rebuilding would no longer list this source or file.
+	StateRemoved State = "removed"
+)
+
+// States lists the states in the order reports count them.
+func States() []State {
+	return []State{StateUnchanged, StateChanged, StateMissing, StateAppeared, StateNew, StateRemoved}
+}
+
+// RowKind says what a row of a [VerifyReport] records.
+type RowKind string
+
+// The kinds of rows.
+const (
+	KindSource     RowKind = "source"
+	KindFile       RowKind = "file"
+	KindScreenshot RowKind = "screenshot"
+	KindHistory    RowKind = "history"
+)
+
+// VerifyReport is the result of [Verify], and the JSON document of `ctx
+// verify --format json`.
+type VerifyReport struct {
+	// Agent is the manifest's agent.
+	Agent string `json:"agent"`
+	// ProjectDir is the directory the paths were resolved against:
+	// absolute, symlinks resolved.
+	ProjectDir string `json:"project_dir"`
+	// Paths is "relative" or "absolute": how the manifest records paths.
+	Paths string `json:"paths"`
+	// Rows are the sources in the manifest's order and then the new
+	// ones, the files likewise, and the history file last.
+	Rows []VerifyRow `json:"rows"`
+	// Drifted counts the rows that are not unchanged.
+	Drifted int `json:"drifted"`
+}
+
+// VerifyRow is one source, file or history file of a [VerifyReport].
+type VerifyRow struct {
+	// Kind says what the row records: source, file, screenshot or history.
+	Kind RowKind `json:"kind"`
+	// ID is the source id; "file:PATH" or "screenshot:PATH" for a file
+	// row (the id the audit gives it); "history" for the history file.
+	ID string `json:"id"`
+	// Path is the file as a relative manifest records it: relative to the
+	// project directory, ~ for the home directory, else absolute (files:
+	// relative to their base directory); "" for a text source.
+	Path string `json:"path"`
+	// State is what verifying found; every state but unchanged is drift.
+	State State `json:"state"`
+	// OldStatus and NewStatus are the source status (available, empty,
+	// missing, unreadable) or the file row status (ok, error, binary, ...);
+	// "" on the side where the row does not exist.
+	OldStatus string `json:"old_status"`
+	NewStatus string `json:"new_status"`
+	// OldHash and NewHash are the BLAKE3 of the bytes; null when they
+	// could not be read.
+	OldHash *string `json:"old_hash"`
+	NewHash *string `json:"new_hash"`
+	// Note says more when the state alone does not ("no longer a
+	// candidate" for a row that also changed).
+	Note string `json:"note,omitempty"`
+}
+
+// Count returns the number of rows in state s.
+func (r *VerifyReport) Count(s State) int {
+	n := 0
+	for _, row := range r.Rows {
+		if row.State == s {
+			n++
+		}
+	}
+	return n
+}
+
+// ProjectDir returns the directory to verify m in, made absolute with
+// symlinks resolved: for a relative manifest dir, or the working directory
+// when dir is ""; for an absolute manifest its project_dir, which dir must
+// name when it is not "". home expands a leading ~ of dir; "" is the
+// process's home directory.
+func ProjectDir(m *manifest.Manifest, dir, home string) (string, error) {
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	if !m.Relative() {
+		if dir == "" {
+			return m.ProjectDir, nil
+		}
+		d, err := discover.ProjectDir(dir, home)
+		if err != nil {
+			return "", err
+		}
+		if d != m.ProjectDir {
+			return "", fmt.Errorf("project directory %s: the manifest records absolute paths in %s (build it with relative paths to verify it elsewhere)", dir, m.ProjectDir)
+		}
+		return d, nil
+	}
+	return discover.ProjectDir(dir, home)
+}
+
+// Verify checks m against the files it records. rebuild are the options
+// the manifest would be built with now (config.Project.ManifestOptions
+// with the command's flags): its project directory (see [ProjectDir];
+// "" is the working directory) resolves the paths of a relative manifest,
+// its home directory (Discover.Home, else the process's) expands ~, its
+// MaxSourceBytes bounds each source as in manifest.Build, and its
+// discovery and files options give the lists to compare with. The agent
+// and the relative form are the manifest's; the history is read from the
+// file it records.
+//
+// Each instruction source with a path is read again (manifest.ReadSource)
+// and its hash compared with the recorded source_hash; a text source is
+// compared with the rebuilt source of the same id. Files rows are
+// compared with the rows of the rebuilt manifest by path, so that a file
+// a glob now matches is new. Verify never changes a file. An error means
+// the inputs are bad (the directory, ctx.toml); drift is in the report.
+func Verify(ctx context.Context, m *manifest.Manifest, rebuild manifest.Options) (*VerifyReport, error) {
+	home := rebuild.Discover.Home
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	dir, err := ProjectDir(m, rebuild.Discover.ProjectDir, home)
+	if err != nil {
+		return nil, err
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("project directory %s: not a directory", dir)
+	}
+	rebuild.Discover.Agent = m.Agent
+	rebuild.Discover.ProjectDir = dir
+	rebuild.Discover.Home = home
+	rebuild.RelativePaths = m.Relative()
+	// the history file is read below: a missing one is drift, not an error
+	rebuild.History = nil
+	now, err := manifest.Build(ctx, rebuild)
+	if err != nil {
+		return nil, err
+	}
+	rep := &VerifyReport{Agent: m.Agent, ProjectDir: dir, Paths: "absolute", Rows: []VerifyRow{}}
+	if m.Relative() {
+		rep.Paths = manifest.PathsRelative
+	}
+	v := verifier{dir: dir, home: home, max: rebuild.MaxSourceBytes}
+	if err := v.sources(ctx, rep, m, now); err != nil {
+		return nil, err
+	}
+	// where file rows are looked for (only to tell a deleted file from one
+	// no longer matched): the base directories, the project's by default
+	base, shots := dir, ""
+	if f := rebuild.Files; f != nil {
+		if f.BaseDir != "" {
+			base = f.BaseDir
+		}
+		shots = f.ScreenshotBaseDir
+	}
+	if shots == "" {
+		shots = base
+	}
+	v.files(rep, m.Files, now.Files, base, shots)
+	if m.History != nil && m.History.File != "" {
+		rep.Rows = append(rep.Rows, v.history(m.History))
+	}
+	for _, row := range rep.Rows {
+		if row.State != StateUnchanged {
+			rep.Drifted++
+		}
+	}
+	return rep, nil
+}
+
+// verifier holds what every row needs.
+type verifier struct {
+	dir, home string
+	max       int64
+}
+
+// show is how a report shows a recorded path.
+func (v *verifier) show(p string) string {
+	if p == "" {
+		return ""
+	}
+	return manifest.RelativePath(manifest.ResolvePath(p, v.dir, v.home), v.dir, v.home)
+}
+
+func (v *verifier) sources(ctx context.Context, rep *VerifyReport, m, now *manifest.Manifest) error {
+	type key struct{ id, path string }
+	rebuilt := map[key]*manifest.Source{}
+	for i := range now.Sources {
+		s := &now.Sources[i]
+		rebuilt[key{s.ID, s.Path}] = s
+	}
+	stored := map[key]bool{}
+	for _, s := range m.Sources {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		stored[key{s.ID, s.Path}] = true
+		match := rebuilt[key{s.ID, s.Path}]
+		row := VerifyRow{Kind: KindSource, ID: s.ID, Path: v.show(s.Path), OldStatus: string(s.Status), OldHash: s.SourceHash}
+		switch {
+		case s.Path != "":
+			st, b := manifest.ReadSource(manifest.ResolvePath(s.Path, v.dir, v.home), v.max)
+			row.NewStatus = string(st)
+			if b != nil {
+				row.NewHash = hashp(b)
+			}
+		case match != nil:
+			row.NewStatus, row.NewHash = string(match.Status), match.SourceHash
+		default:
+			// a text source that ctx.toml no longer has
+			row.NewStatus, row.NewHash = row.OldStatus, row.OldHash
+		}
+		row.State = compare(row.OldStatus == string(manifest.StatusMissing), row.OldHash,
+			row.NewStatus == string(manifest.StatusMissing), row.NewHash, row.OldStatus != row.NewStatus)
+		if match == nil {
+			if row.State == StateUnchanged {
+				row.State = StateRemoved
+			} else {
+				row.Note = "no longer a candidate"
+			}
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	for _, s := range now.Sources {
+		if stored[key{s.ID, s.Path}] {
+			continue
+		}
+		rep.Rows = append(rep.Rows, VerifyRow{Kind: KindSource, ID: s.ID, Path: v.show(s.Path), State: StateNew,
+			NewStatus: string(s.Status), NewHash: s.SourceHash})
+	}
+	return nil
+}
+
+// files compares the stored file rows with the rebuilt ones by kind and
+// path; base and shots are the directories of files and screenshots.
+func (v *verifier) files(rep *VerifyReport, stored, rebuilt []manifest.FileRow, base, shots string) {
+	type key struct {
+		kind manifest.FileKind
+		path string
+	}
+	now := map[key]*manifest.FileRow{}
+	for i := range rebuilt {
+		now[key{rebuilt[i].Kind, rebuilt[i].Path}] = &rebuilt[i]
+	}
+	seen := map[key]bool{}
+	for _, f := range stored {
+		k := key{f.Kind, f.Path}
+		seen[k] = true
+		row := fileRow(f)
+		row.OldStatus, row.OldHash = string(f.Status), f.SourceHash
+		dir := base
+		if f.Kind == manifest.FileKindScreenshot {
+			dir = shots
+		}
+		gone := !exists(filepath.Join(dir, filepath.FromSlash(f.Path)))
+		if n := now[k]; n != nil {
+			row.NewStatus, row.NewHash = string(n.Status), n.SourceHash
+			switch {
+			case f.SourceHash == nil && n.SourceHash == nil:
+				// still not read (missing, too large, matched nothing)
+				row.State = StateUnchanged
+			case f.SourceHash == nil:
+				row.State = StateAppeared
+			case n.SourceHash == nil && gone:
+				row.State = StateMissing
+			case n.SourceHash == nil || *n.SourceHash != *f.SourceHash:
+				row.State = StateChanged
+			default:
+				row.State = StateUnchanged
+			}
+		} else {
+			row.State = StateRemoved
+			if f.SourceHash != nil && gone {
+				row.State = StateMissing
+			}
+		}
+		rep.Rows = append(rep.Rows, row)
+	}
+	for _, f := range rebuilt {
+		if seen[key{f.Kind, f.Path}] {
+			continue
+		}
+		row := fileRow(f)
+		row.State, row.NewStatus, row.NewHash = StateNew, string(f.Status), f.SourceHash
+		rep.Rows = append(rep.Rows, row)
+	}
+}
+
+func fileRow(f manifest.FileRow) VerifyRow {
+	if f.Kind == manifest.FileKindScreenshot {
+		return VerifyRow{Kind: KindScreenshot, ID: "screenshot:" + f.Path, Path: f.Path}
+	}
+	return VerifyRow{Kind: KindFile, ID: "file:" + f.Path, Path: f.Path}
+}
+
+// history reads the history file again.
+func (v *verifier) history(h *manifest.History) VerifyRow {
+	old := h.SourceHash
+	row := VerifyRow{Kind: KindHistory, ID: "history", Path: v.show(h.File),
+		OldStatus: string(manifest.StatusAvailable), OldHash: &old}
+	data, _, err := fileio.Read(manifest.ResolvePath(h.File, v.dir, v.home), history.MaxRequestBytes)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		row.NewStatus = string(manifest.StatusMissing)
+	case err != nil:
+		row.NewStatus = string(manifest.StatusUnreadable)
+		row.Note = fileio.Cause(err).Error()
+	default:
+		row.NewStatus, row.NewHash = string(manifest.StatusAvailable), hashp(data)
+	}
+	row.State = compare(false, row.OldHash, row.NewStatus == string(manifest.StatusMissing), row.NewHash, false)
+	return row
+}
+
+// compare decides the state of a row from what was and what is: whether
+// the file was and is missing, the hashes (nil when the bytes could not be
+// read), and whether the status changed otherwise.
+func compare(wasMissing bool, old *string, isMissing bool, now *string, statusChanged bool) State {
+	switch {
+	case old != nil && now != nil:
+		if *old == *now {
+			return StateUnchanged
+		}
+		return StateChanged
+	case wasMissing && isMissing:
+		return StateUnchanged
+	case wasMissing:
+		return StateAppeared
+	case isMissing:
+		return StateMissing
+	case old == nil && now == nil && !statusChanged:
+		// still unreadable
+		return StateUnchanged
+	}
+	// readable ↔ unreadable
+	return StateChanged
+}
+
+func exists(p string) bool {
+	_, err := os.Stat(p)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+func hashp(b []byte) *string {
+	h := measure.Hash(b)
+	return &h
+}

@@ -1,0 +1,362 @@
+package provenance
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/internal/table"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// Format is an output format of [WriteVerify] and [WriteDiff].
+type Format string
+
+// The formats.
+const (
+	// FormatTable: a plain-text table at most [TableWidth] columns wide,
+	// and a summary.
+	FormatTable Format = "table"
+	// FormatJSON: the report itself ([VerifyReport], [DiffReport]).
+	FormatJSON Format = "json"
+)
+
+// TableWidth is the most columns a table takes: longer ids, paths and
+// values are cut in the middle, marked with "…".
+const TableWidth = 100
+
+// hashLen is how much of a hash a table shows.
+const hashLen = 8
+
+// ParseFormat checks s: table or json.
+func ParseFormat(s string) (Format, error) {
+	switch f := Format(s); f {
+	case FormatTable, FormatJSON:
+		return f, nil
+	}
+	return "", fmt.Errorf("must be table or json, not %q", s)
+}
+
+// WriteVerify writes rep to w in format f, in one Write call. The table
+// has a row per source, file and history file: state, id, old and new
+// hash (or status when there is none), and path; then a line that counts
+// the drift.
+func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
+	var b bytes.Buffer
+	switch f {
+	case FormatJSON:
+		if err := jsonenc.Write(&b, rep); err != nil {
+			return err
+		}
+	case FormatTable:
+		rows := make([][]string, 0, len(rep.Rows))
+		for _, r := range rep.Rows {
+			rows = append(rows, []string{string(r.State), r.ID, shortHash(r.OldHash, r.OldStatus), shortHash(r.NewHash, r.NewStatus), r.Path})
+		}
+		header := []string{"state", "id", "old", "new", "path"}
+		if err := table.Write(&b, header, fit(header, rows, []int{0, 28, 10, 10, -1})); err != nil {
+			return err
+		}
+		b.WriteString(verifySummary(rep))
+		b.WriteByte('\n')
+	default:
+		_, err := ParseFormat(string(f))
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// verifySummary is the last line of the table: "no drift: 5 rows
+// unchanged" or "drift: 2 of 5 rows (1 changed, 1 new)".
+func verifySummary(rep *VerifyReport) string {
+	if rep.Drifted == 0 {
+		return fmt.Sprintf("no drift: %s unchanged", plural(len(rep.Rows), "row"))
+	}
+	var parts []string
+	for _, s := range States()[1:] {
+		if n := rep.Count(s); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, s))
+		}
+	}
+	return fmt.Sprintf("drift: %d of %s (%s)", rep.Drifted, plural(len(rep.Rows), "row"), strings.Join(parts, ", "))
+}
+
+// WriteDiff writes rep to w in format f, in one Write call. The table has
+// a row per change (id, change, old, new), preceded by the agent and
+// estimator when they differ and followed by the counts and the total
+// emitted tokens before and after.
+func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
+	var b bytes.Buffer
+	switch f {
+	case FormatJSON:
+		if err := jsonenc.Write(&b, rep); err != nil {
+			return err
+		}
+	case FormatTable:
+		if rep.Old.Agent != rep.New.Agent {
+			fmt.Fprintf(&b, "agent: %s → %s\n", rep.Old.Agent, rep.New.Agent)
+		}
+		if rep.Old.Estimator != rep.New.Estimator {
+			fmt.Fprintf(&b, "estimator: %s → %s (tokens are counted differently)\n", rep.Old.Estimator, rep.New.Estimator)
+		}
+		rows := diffRows(rep)
+		if len(rows) > 0 {
+			header := []string{"id", "change", "old", "new"}
+			if err := table.Write(&b, header, fit(header, rows, []int{26, 0, -1, -1})); err != nil {
+				return err
+			}
+		} else {
+			b.WriteString("no changes\n")
+		}
+		fmt.Fprintf(&b, "sources: %s\n", counts(len(rep.Sources), rep.Unchanged.Sources, func(i int) []Change { return rep.Sources[i].Changes }))
+		if rep.Old.Files+rep.New.Files > 0 {
+			fmt.Fprintf(&b, "files: %s\n", counts(len(rep.Files), rep.Unchanged.Files, func(i int) []Change { return rep.Files[i].Changes }))
+		}
+		fmt.Fprintf(&b, "emitted tokens: %d → %d (%s)\n", rep.Old.EmittedTokens, rep.New.EmittedTokens, delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
+	default:
+		_, err := ParseFormat(string(f))
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// counts says "1 added, 1 removed, 2 changed, 3 unchanged".
+func counts(n, unchanged int, changes func(i int) []Change) string {
+	added, removed := 0, 0
+	for i := range n {
+		switch changes(i)[0] {
+		case ChangeAdded:
+			added++
+		case ChangeRemoved:
+			removed++
+		}
+	}
+	return fmt.Sprintf("%d added, %d removed, %d changed, %d unchanged", added, removed, n-added-removed, unchanged)
+}
+
+// diffRows flattens the report: one row per change.
+func diffRows(rep *DiffReport) [][]string {
+	var rows [][]string
+	add := func(id string, c Change, old, new string) {
+		rows = append(rows, []string{id, string(c), old, new})
+	}
+	for _, d := range rep.Sources {
+		for _, c := range d.Changes {
+			o, n := d.Old, d.New
+			switch c {
+			case ChangeAdded:
+				add(d.ID, c, "-", describeSource(n))
+			case ChangeRemoved:
+				add(d.ID, c, describeSource(o), "-")
+			case ChangeReordered:
+				add(d.ID, c, fmt.Sprintf("position %d", o.Position), fmt.Sprintf("position %d", n.Position))
+			case ChangePath:
+				add(d.ID, c, o.Path, n.Path)
+			case ChangeRebudgeted:
+				add(d.ID, c, describeUse(o), describeUse(n))
+			case ChangeContent:
+				add(d.ID, c, shortHash(o.SourceHash, string(o.Status)), shortHash(n.SourceHash, string(n.Status)))
+			case ChangeDecision:
+				add(d.ID, c, string(o.Reason), string(n.Reason))
+			case ChangeTokens:
+				add(d.ID, c, fmt.Sprint(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
+			}
+		}
+	}
+	for _, d := range rep.Files {
+		id := "file:" + d.Path
+		if d.Kind != "" {
+			id = string(d.Kind) + ":" + d.Path
+		}
+		for _, c := range d.Changes {
+			o, n := d.Old, d.New
+			switch c {
+			case ChangeAdded:
+				add(id, c, "-", describeFile(n))
+			case ChangeRemoved:
+				add(id, c, describeFile(o), "-")
+			case ChangeContent:
+				add(id, c, shortHash(o.SourceHash, string(o.Status)), shortHash(n.SourceHash, string(n.Status)))
+			case ChangeView:
+				add(id, c, string(o.ViewMode), string(n.ViewMode))
+			case ChangeStatus:
+				add(id, c, string(o.Status), string(n.Status))
+			case ChangeTokens:
+				add(id, c, fmt.Sprint(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
+			}
+		}
+	}
+	for _, d := range rep.Budgets {
+		id := "budget:" + d.Name
+		switch {
+		case d.Old == nil:
+			add(id, ChangeAdded, "-", limits(*d.New))
+		case d.New == nil:
+			add(id, ChangeRemoved, limits(*d.Old), "-")
+		default:
+			add(id, ChangeRebudgeted, limits(*d.Old), limits(*d.New))
+		}
+	}
+	if d := rep.History; d != nil {
+		for _, c := range d.Changes {
+			o, n := d.Old, d.New
+			switch c {
+			case ChangeAdded:
+				add("history", c, "-", fmt.Sprintf("%s, %d tokens", n.File, n.TokensAfter))
+			case ChangeRemoved:
+				add("history", c, fmt.Sprintf("%s, %d tokens", o.File, o.TokensAfter), "-")
+			case ChangePath:
+				add("history", c, o.File, n.File)
+			case ChangeContent:
+				add("history", c, short(o.SourceHash), short(n.SourceHash))
+			case ChangeTokens:
+				add("history", c, fmt.Sprint(o.TokensAfter), tokens(o.TokensAfter, n.TokensAfter))
+			}
+		}
+	}
+	return rows
+}
+
+func describeSource(s *SourceState) string {
+	if s.Included {
+		return fmt.Sprintf("included, %s", plural(s.EmittedTokens, "token"))
+	}
+	return string(s.Reason)
+}
+
+func describeFile(f *FileState) string {
+	if f.Status == "ok" {
+		return fmt.Sprintf("%s, %s", f.ViewMode, plural(f.EmittedTokens, "token"))
+	}
+	return fmt.Sprintf("%s, %s, %s", f.ViewMode, f.Status, plural(f.EmittedTokens, "token"))
+}
+
+// describeUse shows the budget a source used and what was left of it.
+func describeUse(s *SourceState) string {
+	if s.Budget == "" {
+		return "none"
+	}
+	return s.Budget + ": " + limits(manifest.Budget{MaxChars: s.MaxChars, MaxLines: s.MaxLines})
+}
+
+// limits shows the limits that are set: "chars 500, lines 200".
+func limits(b manifest.Budget) string {
+	var parts []string
+	for _, l := range []struct {
+		name string
+		v    measure.Limit
+	}{{"chars", b.MaxChars}, {"lines", b.MaxLines}} {
+		if l.v.IsSet() {
+			parts = append(parts, l.name+" "+l.v.String())
+		}
+	}
+	if len(parts) == 0 {
+		return "unlimited"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// tokens shows the new count and the difference: "150 (+30)".
+func tokens(old, new int) string {
+	return fmt.Sprintf("%d (%s)", new, delta(new-old))
+}
+
+func delta(d int) string {
+	if d > 0 {
+		return fmt.Sprintf("+%d", d)
+	}
+	return fmt.Sprint(d)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// shortHash shows the start of a hash, or else the status, or "-".
+func shortHash(h *string, status string) string {
+	switch {
+	case h != nil:
+		return short(*h)
+	case status != "":
+		return status
+	}
+	return "-"
+}
+
+func short(h string) string {
+	if len(h) > hashLen {
+		return h[:hashLen]
+	}
+	return h
+}
+
+// fit cuts the cells of rows so that the table is at most TableWidth
+// columns wide. widths holds per column its most characters (> 0), 0 for
+// no limit, or -1 for the columns that share what the others leave (a
+// narrow one leaves the rest of its share to the others).
+func fit(header []string, rows [][]string, widths []int) [][]string {
+	out := make([][]string, len(rows))
+	for i, r := range rows {
+		out[i] = append([]string(nil), r...)
+	}
+	natural := func(c int) int {
+		n := utf8.RuneCountInString(header[c])
+		for _, r := range out {
+			n = max(n, utf8.RuneCountInString(r[c]))
+		}
+		return n
+	}
+	// the borders: "| " before each column, " |" after the last, " | " between
+	left := TableWidth - (1 + 3*len(header))
+	var flex []int
+	for c, w := range widths {
+		if w < 0 {
+			flex = append(flex, c)
+			continue
+		}
+		if w > 0 {
+			for _, r := range out {
+				r[c] = cut(r[c], w)
+			}
+		}
+		left -= natural(c)
+	}
+	// the narrowest flexible columns first, each taking at most its share
+	sortByNatural(flex, natural)
+	for i, c := range flex {
+		share := max(left/(len(flex)-i), 8)
+		for _, r := range out {
+			r[c] = cut(r[c], share)
+		}
+		left -= natural(c)
+	}
+	return out
+}
+
+func sortByNatural(cols []int, natural func(int) int) {
+	for i := 1; i < len(cols); i++ {
+		for j := i; j > 0 && natural(cols[j]) < natural(cols[j-1]); j-- {
+			cols[j], cols[j-1] = cols[j-1], cols[j]
+		}
+	}
+}
+
+// cut shortens s to n characters by replacing its middle with "…".
+func cut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	head := (n - 1) / 2
+	tail := n - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
+}

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,9 +11,10 @@ import (
 )
 
 // TestPreCommitHooks runs the hooks of .pre-commit-hooks.yaml for real,
-// with the pre-commit program, in a scratch repository: the ctx-audit hook
-// passes on a healthy repository with no ctx.toml, then fails once an
-// instruction file grows past its budget. pre-commit installs ctx from
+// with the pre-commit program, in a scratch repository: ctx-audit passes on
+// a healthy repository with no ctx.toml and ctx-verify on its committed
+// manifest; both fail once an instruction file grows past its budget
+// (ctx-verify because the file no longer matches the manifest). pre-commit installs ctx from
 // this repository's last commit (language golang), so the test checks the
 // committed hook definition, as a user's pre-commit would.
 //
@@ -61,7 +64,18 @@ func TestPreCommitHooks(t *testing.T) {
 	}
 	write("AGENTS.md", "# Agents\nRun the tests before you commit.\n")
 	write("main.go", "package main\n")
-	write(".pre-commit-config.yaml", "repos:\n  - repo: "+repo+"\n    rev: "+rev+"\n    hooks:\n      - id: ctx-audit\n")
+	write(".pre-commit-config.yaml", "repos:\n  - repo: "+repo+"\n    rev: "+rev+"\n    hooks:\n      - id: ctx-audit\n      - id: ctx-verify\n")
+	manifestOf := func() {
+		t.Helper()
+		var stderr strings.Builder
+		args := []string{"ctx", "manifest", "--relative", "-C", work, "-o", filepath.Join(work, "ctx.manifest.json")}
+		if code := run(context.Background(), args, nil, io.Discard, &stderr); code != 0 {
+			t.Fatalf("ctx manifest: %d %s", code, stderr.String())
+		}
+	}
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	t.Setenv("AGENTS_GLOBAL_MD", "")
+	manifestOf()
 	sh(t, work, env, "git", "init", "-q")
 	sh(t, work, env, "git", "add", "-A")
 
@@ -70,8 +84,8 @@ func TestPreCommitHooks(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ctx-audit failed on a healthy repository: %v\n%s", err, out)
 	}
-	if !strings.Contains(out, "ctx audit --check") || !strings.Contains(out, "Passed") {
-		t.Errorf("the hook did not run and pass:\n%s", out)
+	if !strings.Contains(out, "ctx audit --check") || !strings.Contains(out, "ctx verify") || strings.Count(out, "Passed") != 2 {
+		t.Errorf("the hooks did not run and pass:\n%s", out)
 	}
 
 	// AGENTS.md grows past the per-source budget (2,000 tokens by default)
@@ -81,8 +95,9 @@ func TestPreCommitHooks(t *testing.T) {
 	if err == nil {
 		t.Fatalf("ctx-audit passed with an oversized AGENTS.md:\n%s", out)
 	}
-	if !strings.Contains(out, "Failed") || !strings.Contains(out, "oversized_source") || !strings.Contains(out, "check failed") {
-		t.Errorf("the failure does not say why:\n%s", out)
+	if strings.Count(out, "Failed") != 2 || !strings.Contains(out, "oversized_source") || !strings.Contains(out, "check failed") ||
+		!strings.Contains(out, "changed") {
+		t.Errorf("the failures do not say why:\n%s", out)
 	}
 }
 

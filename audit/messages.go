@@ -162,7 +162,16 @@ type about struct {
 	home string
 }
 
-func (a about) path(p string) string { return display.Path(p, a.home) }
+// path shows p relative to the project when inside it, else with home as ~.
+func (a about) path(p string) string { return display.Rel(p, projectOf(a.rep), a.home) }
+
+// projectOf is the project directory of the report's manifest, or "".
+func projectOf(rep *Report) string {
+	if rep.Manifest == nil {
+		return ""
+	}
+	return rep.Manifest.ProjectDir
+}
 
 // cycle shows an import cycle "a → b → a" with paths relative to the
 // project.

@@ -5,6 +5,7 @@ import (
 	"go/parser"
 	"go/token"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -136,8 +137,9 @@ func TestMessageNumbers(t *testing.T) {
 	}
 }
 
-// TestMessagePaths: paths in messages show the home directory as ~, the
-// one of WriteOptions in Write and NewDocument.
+// TestMessagePaths: paths in messages are relative to the project (and show
+// the home directory of WriteOptions as ~ outside it, see
+// TestMissingMessages).
 func TestMessagePaths(t *testing.T) {
 	t.Parallel()
 	m := build(t, map[string]string{"big.md": strings.Repeat("word ", 8000)}, nil, nil,
@@ -145,7 +147,7 @@ func TestMessagePaths(t *testing.T) {
 	rep := run(t, m, audit.DefaultThresholds())
 	doc := audit.NewDocument(rep, audit.WriteOptions{Home: m.ProjectDir})
 	want := []string{
-		"~/notes/gone.md does not exist (named explicitly)",
+		"notes/gone.md does not exist (named explicitly)",
 		"10,000 tokens, over 2,000 per source",
 		"10,000 tokens in total, over 8,000",
 	}
@@ -157,11 +159,7 @@ func TestMessagePaths(t *testing.T) {
 			t.Errorf("message %d = %q, want %q", i, doc.Findings[i].Message, w)
 		}
 	}
-	// the report's own findings are left as Run wrote them
-	if strings.HasPrefix(rep.Findings[0].Message, "~") {
-		t.Errorf("NewDocument changed the report: %q", rep.Findings[0].Message)
-	}
-	if out := writeString(t, rep, audit.FormatJSON, audit.WriteOptions{Home: m.ProjectDir}); !strings.Contains(out, `"message": "~/notes/gone.md does not exist (named explicitly)"`) {
+	if out := writeString(t, rep, audit.FormatJSON, audit.WriteOptions{Home: m.ProjectDir}); !strings.Contains(out, `"message": "notes/gone.md does not exist (named explicitly)"`) {
 		t.Errorf("JSON output:\n%s", out)
 	}
 }
@@ -169,24 +167,28 @@ func TestMessagePaths(t *testing.T) {
 // TestMissingMessages: a file nobody named and one named explicitly say so.
 func TestMissingMessages(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
+	home := t.TempDir()
+	dir := filepath.Join(home, "p")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	m, err := manifest.Build(t.Context(), manifest.Options{Discover: discover.Options{
-		Agent: "claude", ProjectDir: dir, Home: dir, Getenv: func(string) string { return "" },
+		Agent: "claude", ProjectDir: dir, Home: home, Getenv: func(string) string { return "" },
 		Extras: []discover.Extra{{ID: "team", Kind: "team", Path: str("~/team.md")}},
 	}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	rep := run(t, m, audit.DefaultThresholds())
-	doc := audit.NewDocument(rep, audit.WriteOptions{Home: dir})
+	doc := audit.NewDocument(rep, audit.WriteOptions{Home: home})
 	var got []string
 	for _, f := range doc.Findings {
 		got = append(got, f.SourceID+": "+f.Message)
 	}
 	want := []string{
 		"shared: ~/.config/agents/GLOBAL.md does not exist (a default location that nobody named)",
-		"project_agents: ~/AGENTS.md does not exist (a default location that nobody named)",
-		"project_claude: ~/CLAUDE.md does not exist (a default location that nobody named)",
+		"project_agents: AGENTS.md does not exist (a default location that nobody named)", // relative to the project
+		"project_claude: CLAUDE.md does not exist (a default location that nobody named)",
 		"team: ~/team.md does not exist (named explicitly)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {

@@ -31,7 +31,7 @@ func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	b.WriteString("\nFindings\n")
 	if len(rep.Findings) == 0 {
 		b.WriteString("none\n")
-	} else if err := table.WriteFitted(b, findingColumns, fittedFindingRows(rep), width); err != nil {
+	} else if err := table.WriteFitted(b, findingColumns, fittedFindingRows(rep, home), width); err != nil {
 		return err
 	}
 	b.WriteString("\n" + table.WrapText("Total: "+totalSizes(rep), width) + "\n")
@@ -101,7 +101,11 @@ func fittedSourceRows(rep *Report, home string) [][]string {
 		if s.Path != "" {
 			path = display.Rel(s.Path, dir, home)
 		}
-		rows = append(rows, []string{s.ID, decision, pair(emitted, i, itoaSep(s.SourceTokens)), budgetUse(s), path})
+		id := display.ID(s.ID, dir, home)
+		if s.ID == "native:"+s.Path {
+			id = "native" // the path column names it
+		}
+		rows = append(rows, []string{id, decision, pair(emitted, i, itoaSep(s.SourceTokens)), budgetUse(s), path})
 	}
 	return rows
 }
@@ -164,19 +168,25 @@ var findingColumns = []table.Column{
 	{Header: "message", Fit: table.FitWrap, Min: 16},
 }
 
-func fittedFindingRows(rep *Report) [][]string {
+func fittedFindingRows(rep *Report, home string) [][]string {
 	var rows [][]string
 	for _, f := range rep.Findings {
-		rows = append(rows, []string{findingSource(f), string(f.Code), string(f.Severity), orDash(f.Message)})
+		rows = append(rows, []string{findingSource(rep, f, home), string(f.Code), string(f.Severity), orDash(f.Message)})
 	}
 	return rows
 }
 
-func findingSource(f Finding) string {
+// findingSource shows what a finding is about: the source's id (a native's
+// path relative to the project), or "(total)".
+func findingSource(rep *Report, f Finding, home string) string {
 	if f.SourceID == "" {
 		return "(total)"
 	}
-	return f.SourceID
+	dir := ""
+	if rep.Manifest != nil {
+		dir = rep.Manifest.ProjectDir
+	}
+	return display.ID(f.SourceID, dir, home)
 }
 
 func totalSizes(rep *Report) string {
@@ -224,7 +234,11 @@ var findingHeader = []string{"source", "code", "severity", "related", "message"}
 func findingRows(rep *Report) [][]string {
 	var rows [][]string
 	for _, f := range rep.Findings {
-		rows = append(rows, []string{findingSource(f), string(f.Code), string(f.Severity), orDash(f.RelatedID), orDash(f.Message)})
+		src := f.SourceID
+		if src == "" {
+			src = "(total)"
+		}
+		rows = append(rows, []string{src, string(f.Code), string(f.Severity), orDash(f.RelatedID), orDash(f.Message)})
 	}
 	return rows
 }

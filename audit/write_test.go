@@ -76,12 +76,13 @@ func TestTableColumns(t *testing.T) {
 	t.Parallel()
 	out := writeString(t, realisticReport(t), audit.FormatTable, audit.WriteOptions{Home: fixtureHome, Width: 1000})
 	for _, want := range []string{
-		"| id                                         | decision          |        tokens | budget                | path ",
-		"| project_agents                             | included, cut     | 4,114 / 4,985 | project 200/200 lines | AGENTS.md ",
-		"| project_claude                             | same_path         |     0 / 4,985 | -                     | CLAUDE.md ",
-		"| shared                                     | included          |       10 / 10 | -                     | ~/.config/agents/GLOBAL.md ",
-		"| deployment-runbook                         | missing           |         0 / - | -                     | docs/agents/deployment-runbook-for-production-incidents.md ",
-		"| codex-sandbox-notes                        | audience_excluded |        0 / 10 | -                     | (text) ",
+		"| id                                    | decision          |        tokens | budget                | path ",
+		"| native                                | native_autoload   |         0 / 9 | -                     | ~/.claude/settings-notes.md ",
+		"| project_agents                        | included, cut     | 4,114 / 4,985 | project 200/200 lines | AGENTS.md ",
+		"| project_claude                        | same_path         |     0 / 4,985 | -                     | CLAUDE.md ",
+		"| shared                                | included          |       10 / 10 | -                     | ~/.config/agents/GLOBAL.md ",
+		"| deployment-runbook                    | missing           |         0 / - | -                     | docs/agents/deployment-runbook-for-production-incidents.md ",
+		"| codex-sandbox-notes                   | audience_excluded |        0 / 10 | -                     | (text) ",
 		"| internal/api/handlers.go                    | summary | degraded | 38 / 2,004 | full → summary (max_file_tokens 1500) ",
 		"| project_agents                                   | truncated         | warning  | cut at 200 lines by budget project, 3,486 chars omitted ",
 		"Total: 4,271 tokens, 17,084 chars, 243 lines, 17,086 bytes\nThe agent sees: 4,280 tokens = 9 tokens it loads by itself (1 file) + 4,271 tokens from ctx\nLimits: 2,000 tokens per source, 8,000 in total\n",
@@ -165,7 +166,7 @@ func TestGitHub(t *testing.T) {
 		// the first line cut, relative to the repository
 		"::warning file=AGENTS.md,line=201,title=truncated::project_agents: cut at 200 lines by budget project, 3,486 chars omitted\n",
 		// a missing source declared in ctx.toml: the file, no line
-		"::warning file=ctx.toml,title=missing::deployment-runbook: ~/src/github.com/acme/shop-service-backend/docs/agents/deployment-runbook-for-production-incidents.md does not exist (named explicitly)\n",
+		"::warning file=ctx.toml,title=missing::deployment-runbook: docs/agents/deployment-runbook-for-production-incidents.md does not exist (named explicitly)\n",
 		// inline text declared in ctx.toml
 		"::notice file=ctx.toml,title=audience_excluded::codex-sandbox-notes: its audience is codex; the agent is claude\n",
 		"::notice file=internal/api/handlers.go,title=file_degraded::",
@@ -196,7 +197,7 @@ func TestGitHubEscaping(t *testing.T) {
 		{Code: "custom", Severity: "info", Message: "50% done\r\nnext: a, b"},
 	}}
 	out := writeString(t, rep, audit.FormatGitHub, audit.WriteOptions{Home: "/nonexistent-home", Root: m.ProjectDir})
-	want := "::warning file=a%2Cb%3Ac%25d.md,title=missing::odd: " + m.ProjectDir + "/a,b:c%25d.md does not exist (named explicitly)\n" +
+	want := "::warning file=a%2Cb%3Ac%25d.md,title=missing::odd: a,b:c%25d.md does not exist (named explicitly)\n" +
 		"::notice title=custom::50%25 done%0D%0Anext: a, b\n"
 	if out != want {
 		t.Errorf("got\n%s\nwant\n%s", out, want)

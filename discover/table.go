@@ -11,8 +11,9 @@ import (
 // WriteTable writes the candidates of r as the table `ctx discover` prints:
 // id, kind, delivery, path (relative to the project, else with home as
 // ~) and whether the file exists ("text" for an inline source). It looks at
-// file existence only, never at contents.
-func WriteTable(w io.Writer, r *Result, home string) error {
+// file existence only, never at contents. The table fits width columns
+// (0: 100), cutting ids and paths in the middle when it must.
+func WriteTable(w io.Writer, r *Result, home string, width int) error {
 	rows := make([][]string, 0, len(r.Sources))
 	for _, src := range r.Sources {
 		exists, path := "text", ""
@@ -25,5 +26,14 @@ func WriteTable(w io.Writer, r *Result, home string) error {
 		}
 		rows = append(rows, []string{display.ID(src.ID, r.ProjectDir, home), src.Kind, string(src.Delivery), path, exists})
 	}
-	return table.Write(w, []string{"id", "kind", "delivery", "path", "exists"}, rows)
+	if width <= 0 {
+		width = 100
+	}
+	return table.WriteFitted(w, []table.Column{
+		{Header: "id", Fit: table.FitCutMiddle, Min: 12},
+		{Header: "kind"},
+		{Header: "delivery"},
+		{Header: "path", Fit: table.FitCutMiddle, Min: 16},
+		{Header: "exists"},
+	}, rows, width)
 }

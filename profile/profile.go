@@ -500,3 +500,41 @@ func readDirNames(dir string) ([]string, error) {
 
 func runeCount(b []byte) int { return measure.Chars(b) }
 func lineCount(b []byte) int { return measure.Lines(b) }
+
+// markers are, per agent, the entries of a project directory that only
+// that agent reads (AGENTS.md is read by several, so it marks none).
+var markers = []struct {
+	name  Name
+	paths []string
+}{
+	{Claude, []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md", ".claude/rules"}},
+	{Codex, []string{"AGENTS.override.md"}},
+	{Copilot, []string{".github/copilot-instructions.md", ".github/instructions"}},
+	{Cursor, []string{".cursor/rules", ".cursorrules"}},
+	{Gemini, []string{"GEMINI.md", ".gemini/settings.json"}},
+}
+
+// Detected is an agent whose own files a project has.
+type Detected struct {
+	Profile Name
+	// File is the first marker found, relative to the directory.
+	File string
+}
+
+// Detect returns, in the order of [Names], the agents whose own
+// instruction files are in dir (CLAUDE.md for claude, GEMINI.md for gemini,
+// .github/copilot-instructions.md for copilot, .cursor/rules for cursor,
+// AGENTS.override.md for codex): a profile that would list what that agent
+// loads by itself. It looks at names only, never at contents.
+func Detect(dir string) []Detected {
+	var out []Detected
+	for _, m := range markers {
+		for _, p := range m.paths {
+			if _, err := os.Lstat(filepath.Join(dir, filepath.FromSlash(p))); err == nil {
+				out = append(out, Detected{Profile: m.name, File: p})
+				break
+			}
+		}
+	}
+	return out
+}

@@ -393,3 +393,17 @@ func FuzzImports(f *testing.F) {
 		frontmatter(b)
 	})
 }
+
+func TestDetect(t *testing.T) {
+	dir := tree(t, map[string]string{"AGENTS.md": "x", "CLAUDE.md": "y", ".github/instructions/a.instructions.md": "z", "GEMINI.md": "g"})
+	var got []string
+	for _, d := range Detect(dir) {
+		got = append(got, string(d.Profile)+":"+d.File)
+	}
+	if strings.Join(got, " ") != "claude:CLAUDE.md copilot:.github/instructions gemini:GEMINI.md" {
+		t.Errorf("Detect = %v", got)
+	}
+	if len(Detect(tree(t, map[string]string{"AGENTS.md": "only"}))) != 0 {
+		t.Error("AGENTS.md alone marks no agent")
+	}
+}

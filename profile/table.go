@@ -13,8 +13,8 @@ import (
 // heading, then the files in load order with the bytes the agent keeps,
 // the rule that loads each (and the import that brought it in), and when
 // a conditional file is loaded. Paths are relative to project when inside
-// it, else show home as ~.
-func (c *Chain) WriteTable(w io.Writer, project, home string) error {
+// it, else show home as ~. The table fits width columns (0: 100).
+func (c *Chain) WriteTable(w io.Writer, project, home string, width int) error {
 	root := c.Root
 	if root == "" {
 		root = "(none found)"
@@ -44,5 +44,13 @@ func (c *Chain) WriteTable(w io.Writer, project, home string) error {
 		}
 		rows = append(rows, []string{strconv.Itoa(i + 1), display.Rel(f.Path, project, home), loaded, how})
 	}
-	return table.Write(w, []string{"#", "path", "bytes", "loaded by"}, rows)
+	if width <= 0 {
+		width = 100
+	}
+	return table.WriteFitted(w, []table.Column{
+		{Header: "#", Align: table.Right},
+		{Header: "path", Fit: table.FitCutMiddle, Min: 16},
+		{Header: "bytes", Align: table.Right},
+		{Header: "loaded by", Fit: table.FitWrap, Min: 16},
+	}, rows, width)
 }

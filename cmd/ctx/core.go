@@ -115,13 +115,30 @@ func (e *env) discover(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := discover.WriteTable(e.stdout, res, p.Home); err != nil {
+	width := terminalWidth(e.stdout)
+	if err := discover.WriteTable(e.stdout, res, p.Home, width); err != nil {
 		return err
 	}
 	if chain != nil {
-		return chain.WriteTable(e.stdout, res.ProjectDir, p.Home)
+		return chain.WriteTable(e.stdout, res.ProjectDir, p.Home, width)
 	}
+	e.profileHint(o, res.ProjectDir)
 	return nil
+}
+
+// profileHint says on stderr, when no profile is set, which profiles the
+// project's own agent files call for.
+func (e *env) profileHint(o manifest.Options, dir string) {
+	if o.Profile != "" {
+		return
+	}
+	var parts []string
+	for _, d := range profile.Detect(dir) {
+		parts = append(parts, "--profile "+string(d.Profile)+" ("+d.File+")")
+	}
+	if len(parts) > 0 {
+		fmt.Fprintf(e.stderr, "ctx: hint: to list what an agent loads by itself, add %s\n", strings.Join(parts, ", or "))
+	}
 }
 
 // build builds the manifest of the project and flags of c.
@@ -221,6 +238,9 @@ func (e *env) audit(c *cli.Context) error {
 	}
 	if err := audit.Write(e.stdout, rep, format, o); err != nil {
 		return err
+	}
+	if format == audit.FormatTable && c.String("manifest") == "" && m.Profile == nil {
+		e.profileHint(manifest.Options{}, m.ProjectDir)
 	}
 	if c.Bool("check") && rep.Fails(level) {
 		return &checkFailed{msg: fmt.Sprintf("check failed: %d finding(s) at or above %s", rep.Count(level), level)}

@@ -31,6 +31,7 @@ original would; the report then has a "pressure" entry. --fixes turns on
 every fix of the original's weak points; a fix's own flag, given as well,
 overrides it (--fixes --escape-envelope=false). --max-tokens 0 means no
 token budget; --preserve takes one id per flag or a comma-separated list.
+Tokens are counted with --estimator (chars4, the original's, unless given).
 
 Examples:
    ctx messages history.json
@@ -62,6 +63,7 @@ Examples:
 			&cli.BoolFlag{Name: "mark-missing-attachments", Usage: "fix: a visible block for an attachment that could not be read"},
 			&cli.IntFlag{Name: "max-error-result-chars", Usage: "fix: bound error tool results to `N` characters (0: whole)", DefaultText: "0, 2000 with --fixes"},
 			&cli.IntFlag{Name: "max-inline-bytes", Usage: "fix: cut attachment content to `N` bytes (0: no cap)", DefaultText: "0, 262144 with --fixes"},
+			estimatorFlag(),
 		},
 		Action: func(c *cli.Context) error { return e.messages(c) },
 	}}
@@ -79,6 +81,10 @@ func (e *env) messages(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	est, err := estimator(c)
+	if err != nil {
+		return err
+	}
 	var req history.Request
 	if name := c.Args().First(); name == "" || name == "-" {
 		_, req, err = history.ReadRequest(e.stdin)
@@ -89,6 +95,7 @@ func (e *env) messages(c *cli.Context) error {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	o := d.HistoryOptions()
+	o.Estimator = est
 	o.CompactionPoints = req.CompactionPoints
 	if d.Attachments != nil {
 		dr, err := history.NewDirResolver(*d.Attachments, 0, 0)

@@ -82,14 +82,13 @@ func (CharsDiv4) Prefix(text []byte, max int) int {
 	if (Chars(text)+3)/4 <= max {
 		return len(text)
 	}
-	keep := 4 * max
-	for i := range string(text) {
-		if keep == 0 {
-			return i
-		}
-		keep--
+	// the first 4 × max characters; an invalid byte is one, as Chars counts
+	i := 0
+	for range 4 * max {
+		_, n := utf8.DecodeRune(text[i:])
+		i += n
 	}
-	return len(text)
+	return i
 }
 
 // Default returns the estimator ctx uses unless told otherwise, [CharsDiv4].

@@ -189,6 +189,7 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		"agent = \"x\"\n[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"t\"\n",
 		"[budgets.a]\nmax_chars = 1\n[audit]\nlayer_tokens = inf\n",
+		"estimator = \"o200k\"\n[budgets.a]\nmax_lines = 2\nmax_tokens = 30\n",
 		"a = { b = [1, { c = 2 }] }\n[[x.y]]\n[x.y.z]\n",
 		"shared_path = false\nnative_paths = [\"a\"]\n",
 	} {

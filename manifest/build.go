@@ -72,6 +72,7 @@ type EstimatorError struct {
 	Got, Manifest string
 }
 
+// Error names the stage and both estimators.
 func (e *EstimatorError) Error() string {
 	return fmt.Sprintf("%s: tokens counted with %q, but the manifest counts with %q (one estimator for every count: Options.SetEstimator)", e.Stage, e.Got, e.Manifest)
 }

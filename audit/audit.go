@@ -164,9 +164,10 @@ type Error struct{ Msg string }
 
 func (e *Error) Error() string { return e.Msg }
 
-// Run audits m. The total is measured on the rendered text with est (nil
-// uses measure.Default()), which must be the estimator the manifest names,
-// so that source and total tokens are counted alike. Each finding gets its
+// Run audits m. The total is measured on the rendered text with est, which
+// must be the estimator the manifest names, so that source and total tokens
+// are counted alike; nil uses that estimator (measure.EstimatorNamed), and
+// the default for a manifest that names none. Each finding gets its
 // message, with the process's home directory shown as ~ ([Write] and
 // [NewDocument] write them again for [WriteOptions.Home]).
 func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, error) {
@@ -177,6 +178,13 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 		if math.IsNaN(v.v) || v.v < 0 {
 			return nil, &Error{Msg: v.name + " must be a nonnegative number or inf"}
 		}
+	}
+	if est == nil && m.Estimator != "" {
+		named, err := measure.EstimatorNamed(m.Estimator)
+		if err != nil {
+			return nil, &Error{Msg: "the manifest's estimator: " + err.Error()}
+		}
+		est = named
 	}
 	if est == nil {
 		est = measure.Default()

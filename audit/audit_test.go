@@ -252,14 +252,32 @@ func TestStoredManifest(t *testing.T) {
 	}
 }
 
-func TestEstimatorMismatch(t *testing.T) {
+// TestEstimatorFromManifest: without an estimator, the audit counts the
+// total with the one the manifest names; an unknown name or another
+// estimator is an error.
+func TestEstimatorFromManifest(t *testing.T) {
 	m := &manifest.Manifest{SchemaVersion: 1, Estimator: "o200k_base, version 1"}
 	_, err := audit.Run(m, audit.DefaultThresholds(), nil)
-	if err == nil || !strings.Contains(err.Error(), `the manifest counts tokens with "o200k_base, version 1"`) {
-		t.Fatalf("got %v, want an estimator mismatch error", err)
+	if err == nil || !strings.Contains(err.Error(), `the manifest's estimator: unknown estimator "o200k_base, version 1" (known: "ceiling(characters / 4), version 1" (chars4)`) {
+		t.Fatalf("got %v, want an unknown estimator error", err)
 	}
 	m.Estimator = measure.Default().Name()
 	if _, err := audit.Run(m, audit.DefaultThresholds(), nil); err != nil {
 		t.Fatalf("matching estimator: %v", err)
+	}
+	if _, err := audit.Run(m, audit.DefaultThresholds(), measure.O200kBase()); err == nil ||
+		!strings.Contains(err.Error(), `the manifest counts tokens with "ceiling(characters / 4), version 1", not "o200k_base`) {
+		t.Fatalf("got %v, want an estimator mismatch error", err)
+	}
+
+	text := "# Rules\n\nRun go test before you answer. 中文 😀\n"
+	m = &manifest.Manifest{SchemaVersion: 1, Estimator: measure.O200kBaseName,
+		Sources: []manifest.Source{{ID: "a", Included: true}}, Fragments: manifest.Fragments{{ID: "a", Text: text}}}
+	rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := measure.O200kBase().Tokens([]byte(text)); rep.Total.Tokens != want || rep.Estimator != measure.O200kBaseName {
+		t.Errorf("total %d tokens with %q, want %d with o200k", rep.Total.Tokens, rep.Estimator, want)
 	}
 }

@@ -53,13 +53,15 @@ func fileItems(es []FileEntry) []aggregate.FileItem {
 // dir (the project directory) and a leading ~ against home, as every path
 // in ctx.toml does. Keys the file does not set keep their defaults:
 // base_dir the project directory, output_dir ".ctx/out", namespace "ctx",
-// strategy auto, no token limits.
+// strategy auto, no token limits. The estimator is the file's (nil, the
+// default, when it sets none).
 func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	o := aggregate.Options{
 		BaseDir:   dir,
 		OutputDir: discover.Join(dir, home, aggregate.DefaultOutputDir),
 		Namespace: aggregate.DefaultNamespace,
 		Strategy:  aggregate.StrategyAuto,
+		Estimator: c.Estimator,
 	}
 	a := c.Aggregate
 	if f := a.Files; f != nil {

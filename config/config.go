@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
 )
 
@@ -34,6 +35,9 @@ type Config struct {
 	Sources     []Source
 	Budgets     []Budget // in file order
 	Audit       Audit
+	// Estimator counts every token (the estimator key: chars4, o200k or
+	// cl100k); nil when absent, which is the default, chars4.
+	Estimator measure.Estimator
 
 	// Aggregation ([files], [screenshots], [output], [presets.NAME]); see files.go.
 	Aggregate Aggregate
@@ -72,10 +76,11 @@ type Source struct {
 
 // Budget is one [budgets.NAME] table. A nil limit is unlimited.
 type Budget struct {
-	Name     string
-	Line     int
-	MaxChars *int64
-	MaxLines *int64
+	Name      string
+	Line      int
+	MaxChars  *int64
+	MaxLines  *int64
+	MaxTokens *int64
 }
 
 // Audit is the [audit] table. A nil threshold keeps the default; +Inf is unlimited.
@@ -110,7 +115,7 @@ func Decode(file string, data []byte) (*Config, error) {
 	}
 	c := &Config{File: file}
 	t := d.table()
-	if err := t.CheckKeys("agent", "profile", "workspace_dir", "shared_path", "native_paths", "discover",
+	if err := t.CheckKeys("agent", "profile", "workspace_dir", "shared_path", "native_paths", "discover", "estimator",
 		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion",
 		"relative_paths"); err != nil {
 		return nil, err
@@ -192,6 +197,15 @@ func decodeCore(t table, c *Config) error {
 		return err
 	} else if ok {
 		c.RelativePaths = &b
+	}
+	if s, ok, err := t.String("estimator"); err != nil {
+		return err
+	} else if ok {
+		est, err := measure.ParseEstimator(s)
+		if err != nil {
+			return t.Errorf("estimator", "%v", err)
+		}
+		c.Estimator = est
 	}
 	srcs, _, err := t.Tables("sources")
 	if err != nil {
@@ -340,16 +354,19 @@ func decodeBudget(bt table, name string) (Budget, error) {
 	if err != nil {
 		return b, err
 	}
-	if err := t.CheckKeys("max_chars", "max_lines"); err != nil {
+	if err := t.CheckKeys("max_chars", "max_lines", "max_tokens"); err != nil {
 		return b, err
 	}
-	if !t.Has("max_chars") && !t.Has("max_lines") {
-		return b, bt.Errorf(name, "set max_chars or max_lines (or both)")
+	if !t.Has("max_chars") && !t.Has("max_lines") && !t.Has("max_tokens") {
+		return b, bt.Errorf(name, "set max_chars, max_lines or max_tokens (at least one)")
 	}
 	if b.MaxChars, _, err = limit(t, "max_chars", true); err != nil {
 		return b, err
 	}
 	if b.MaxLines, _, err = limit(t, "max_lines", true); err != nil {
+		return b, err
+	}
+	if b.MaxTokens, _, err = limit(t, "max_tokens", true); err != nil {
 		return b, err
 	}
 	return b, nil

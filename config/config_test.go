@@ -2,8 +2,12 @@ package config
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 func TestDecodeCore(t *testing.T) {
@@ -123,8 +127,15 @@ func TestDecodeErrors(t *testing.T) {
 		{"order nan", "[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"x\"\norder = nan\n", "sources[0].order: must be a finite number"},
 		{"budgets not table", "budgets = 1\n", "budgets: must be a table, not an integer"},
 		{"budget not table", "[budgets]\nx = 1\n", "ctx.toml:2: budgets.x: must be a table, not an integer"},
-		{"budget empty", "[budgets.x]\n", "ctx.toml:1: budgets.x: set max_chars or max_lines"},
-		{"budget other field", "[budgets.x]\nmax_chars = 1\nmax_tokens = 2\n", "ctx.toml:3: budgets.x.max_tokens: unknown key"},
+		{"budget empty", "[budgets.x]\n", "ctx.toml:1: budgets.x: set max_chars, max_lines or max_tokens (at least one)"},
+		{"budget other field", "[budgets.x]\nmax_chars = 1\nmax_words = 2\n", "ctx.toml:3: budgets.x.max_words: unknown key (allowed: max_chars, max_lines, max_tokens)"},
+		{"budget negative tokens", "[budgets.x]\nmax_tokens = -1\n", "ctx.toml:2: budgets.x.max_tokens: must be a nonnegative whole number or inf, not -1"},
+		{"budget fractional tokens", "[budgets.x]\nmax_tokens = 2.5\n", "budgets.x.max_tokens: must be a nonnegative whole number or inf, not 2.5"},
+		{"budget string tokens", "[budgets.x]\n\nmax_tokens = \"2k\"\n", "ctx.toml:3: budgets.x.max_tokens: must be a nonnegative whole number or inf, not \"2k\""},
+		{"budget boolean tokens", "[budgets.x]\nmax_tokens = true\n", "budgets.x.max_tokens: must be a nonnegative whole number or inf, not a boolean"},
+		{"estimator unknown", "agent = \"a\"\nestimator = \"gpt-4o\"\n", "ctx.toml:2: estimator: unknown estimator \"gpt-4o\" (known: chars4, o200k, cl100k)"},
+		{"estimator type", "estimator = 4\n", "ctx.toml:1: estimator: must be a string, not an integer"},
+		{"estimator manifest name", "estimator = \"o200k_base\"\n", "estimator: unknown estimator \"o200k_base\" (known: chars4, o200k, cl100k)"},
 		{"budget negative", "[budgets.x]\nmax_chars = -1\n", "budgets.x.max_chars: must be a nonnegative whole number or inf, not -1"},
 		{"budget fraction", "[budgets.x]\nmax_lines = 1.5\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not 1.5"},
 		{"budget string", "[budgets.x]\nmax_lines = \"ten\"\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not \"ten\""},
@@ -178,6 +189,7 @@ func FuzzDecode(f *testing.F) {
 	for _, s := range []string{
 		"agent = \"x\"\n[[sources]]\nid = \"a\"\nkind = \"k\"\ntext = \"t\"\n",
 		"[budgets.a]\nmax_chars = 1\n[audit]\nlayer_tokens = inf\n",
+		"estimator = \"o200k\"\n[budgets.a]\nmax_lines = 2\nmax_tokens = 30\n",
 		"a = { b = [1, { c = 2 }] }\n[[x.y]]\n[x.y.z]\n",
 		"shared_path = false\nnative_paths = [\"a\"]\n",
 	} {
@@ -194,4 +206,43 @@ func FuzzDecode(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestEstimatorAndTokenBudgets: the estimator key reaches every stage
+// (manifest, files, history, aggregate) and max_tokens reaches the budget.
+func TestEstimatorAndTokenBudgets(t *testing.T) {
+	dir := t.TempDir()
+	toml := "agent = \"codex\"\nestimator = \"o200k\"\n[budgets.project]\nmax_tokens = 2000\n[budgets.memory]\nmax_lines = 10\nmax_tokens = \"inf\"\n" +
+		"[files]\npaths = [\"a.go\"]\n[discussion]\nhistory = \"h.json\"\n"
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(toml), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	p, err := LoadProject(ProjectOptions{Dir: dir, Home: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := p.ManifestOptions()
+	est := measure.O200kBase()
+	if o.Estimator != est || o.Files == nil || o.Files.Estimator != est || o.History == nil || o.History.Options.Estimator != est {
+		t.Errorf("estimator not set on every stage: %v %+v %+v", o.Estimator, o.Files, o.History)
+	}
+	if a := p.AggregateOptions(); a.Estimator != est {
+		t.Errorf("AggregateOptions().Estimator = %v", a.Estimator)
+	}
+	if b := o.Budgets[0]; b.Name != "project" || b.MaxTokens != measure.Max(2000) || b.MaxChars.IsSet() || b.MaxLines.IsSet() || b.Where != p.where(3) {
+		t.Errorf("budgets.project = %+v", b)
+	}
+	if b := o.Budgets[1]; b.MaxTokens.IsSet() || b.MaxLines != measure.Max(10) {
+		t.Errorf("budgets.memory = %+v (max_tokens inf is no limit)", b)
+	}
+	// without the key every stage keeps the default (nil)
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("agent = \"codex\"\n[files]\npaths = [\"a.go\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if p, err = LoadProject(ProjectOptions{Dir: dir, Home: dir}); err != nil {
+		t.Fatal(err)
+	}
+	if o := p.ManifestOptions(); o.Estimator != nil || o.Files.Estimator != nil {
+		t.Errorf("no estimator key, but %v / %v", o.Estimator, o.Files.Estimator)
+	}
 }

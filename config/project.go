@@ -105,9 +105,12 @@ func (p *Project) where(line int) string { return fmt.Sprintf("%s:%d", p.Config.
 
 // ManifestOptions returns the options of manifest.Build for the project:
 // discovery (agent, workspace, shared file, natives, [[sources]]), the
-// budgets, the aggregated files when [files] or [screenshots] is present,
-// and the history when [discussion] is, and relative_paths. The agent is ""
-// when the file sets none; the caller must then choose one.
+// budgets, the estimator (of every stage), the aggregated files when
+// [files] or [screenshots] is present, the history when [discussion] is,
+// the profile and relative_paths. The agent is "" when the file sets none
+// (manifest.Build then uses the profile's name, else generic). A caller
+// that changes the estimator uses Options.SetEstimator, so that every
+// stage counts alike.
 func (p *Project) ManifestOptions() manifest.Options {
 	c := p.Config
 	d := discover.Options{ProjectDir: p.Dir, Home: p.Home, Getenv: p.Getenv}
@@ -134,7 +137,7 @@ func (p *Project) ManifestOptions() manifest.Options {
 			NativeEvidence: s.NativeEvidence, Order: s.Order, Where: p.where(s.Line),
 		})
 	}
-	o := manifest.Options{Discover: d}
+	o := manifest.Options{Discover: d, Estimator: c.Estimator}
 	if c.Profile != nil {
 		o.Profile = profile.Name(*c.Profile)
 	}
@@ -143,7 +146,8 @@ func (p *Project) ManifestOptions() manifest.Options {
 	}
 	for _, b := range c.Budgets {
 		o.Budgets = append(o.Budgets, manifest.NamedBudget{Name: b.Name, Where: p.where(b.Line),
-			Budget: manifest.Budget{MaxChars: measure.MaxOf(b.MaxChars), MaxLines: measure.MaxOf(b.MaxLines)}})
+			Budget: manifest.Budget{MaxChars: measure.MaxOf(b.MaxChars), MaxLines: measure.MaxOf(b.MaxLines),
+				MaxTokens: measure.MaxOf(b.MaxTokens)}})
 	}
 	if c.Aggregate.Files != nil || c.Aggregate.Screenshots != nil {
 		f := p.AggregateOptions()
@@ -160,7 +164,8 @@ func (p *Project) AggregateOptions() aggregate.Options {
 }
 
 // HistoryOptions returns how [discussion] builds the history, with its
-// paths resolved against the project directory; nil without [discussion].
+// paths resolved against the project directory and the estimator of the
+// file; nil without [discussion].
 func (p *Project) HistoryOptions() *manifest.HistoryOptions {
 	d := p.Config.Discussion
 	if d == nil {
@@ -172,6 +177,7 @@ func (p *Project) HistoryOptions() *manifest.HistoryOptions {
 		Options: d.HistoryOptions(),
 		Where:   p.where(d.Line) + ": discussion",
 	}
+	h.Options.Estimator = p.Config.Estimator
 	if d.Attachments != nil {
 		h.AttachmentsDir = discover.Join(p.Dir, p.Home, *d.Attachments)
 	}

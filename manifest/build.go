@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"syscall"
 	"unicode/utf8"
@@ -31,8 +32,11 @@ type Options struct {
 	Discover discover.Options
 	// Budgets limit emitted text per source id or kind, in order.
 	Budgets Budgets
-	// Estimator counts tokens of the sources, the files and the history;
-	// nil uses measure.Default().
+	// Estimator counts tokens of the sources, the files and the history,
+	// and the max_tokens budgets; nil uses measure.Default(). Its name is
+	// the manifest's estimator. Files.Estimator and
+	// History.Options.Estimator, when set, must have the same name (see
+	// [Options.SetEstimator]).
 	Estimator measure.Estimator
 	// MaxSourceBytes bounds a source file's size; 0 uses DefaultMaxSourceBytes.
 	MaxSourceBytes int64
@@ -53,6 +57,37 @@ type Options struct {
 	// with the home directory (Discover.Home, else the process's) as ~:
 	// see [Relativize].
 	RelativePaths bool
+}
+
+// SetEstimator makes est count every token of the manifest: it sets
+// Estimator, and the estimators of Files and History when they are
+// present.
+func (o *Options) SetEstimator(est measure.Estimator) {
+	o.Estimator = est
+	if o.Files != nil {
+		f := *o.Files
+		f.Estimator = est
+		o.Files = &f
+	}
+	if o.History != nil {
+		h := *o.History
+		h.Options.Estimator = est
+		o.History = &h
+	}
+}
+
+// EstimatorError says that a stage was given another estimator than the
+// manifest's: one manifest counts every token with one estimator.
+type EstimatorError struct {
+	// Stage is "files" or "history".
+	Stage string
+	// Got and Manifest are the estimators' names.
+	Got, Manifest string
+}
+
+// Error names the stage and both estimators.
+func (e *EstimatorError) Error() string {
+	return fmt.Sprintf("%s: tokens counted with %q, but the manifest counts with %q (one estimator for every count: Options.SetEstimator)", e.Stage, e.Got, e.Manifest)
 }
 
 // BudgetError is an invalid budget.
@@ -86,19 +121,26 @@ func (e *BudgetError) Error() string {
 //     before it is a stable prefix.
 //  4. With Options.RelativePaths: the paths rewritten by [Relativize].
 //
-// Every size is counted with Options.Estimator. To do what `ctx manifest`
-// does for a project, take the options from its configuration:
+// Every size is counted with Options.Estimator, and token budgets too. To
+// do what `ctx manifest` does for a project, take the options from its
+// configuration:
 //
 //	p, err := config.LoadProject(config.ProjectOptions{Dir: dir})
 //	m, err := manifest.Build(ctx, p.ManifestOptions())
 func Build(ctx context.Context, opts Options) (*Manifest, error) {
-	m, err := buildSources(ctx, opts)
-	if err != nil {
-		return nil, err
-	}
 	est := opts.Estimator
 	if est == nil {
 		est = measure.Default()
+	}
+	if opts.Files != nil && opts.Files.Estimator != nil && opts.Files.Estimator.Name() != est.Name() {
+		return nil, &EstimatorError{Stage: "files", Got: opts.Files.Estimator.Name(), Manifest: est.Name()}
+	}
+	if opts.History != nil && opts.History.Options.Estimator != nil && opts.History.Options.Estimator.Name() != est.Name() {
+		return nil, &EstimatorError{Stage: "history", Got: opts.History.Options.Estimator.Name(), Manifest: est.Name()}
+	}
+	m, err := buildSources(ctx, opts)
+	if err != nil {
+		return nil, err
 	}
 	if opts.Files != nil {
 		if err := addFiles(ctx, m, *opts.Files, est); err != nil {
@@ -156,7 +198,7 @@ func buildSources(ctx context.Context, opts Options) (*Manifest, error) {
 		m.Budgets = Budgets{}
 	}
 	decide(rows, disc.Agent)
-	applyBudgets(rows, opts.Budgets)
+	applyBudgets(rows, opts.Budgets, est)
 	for i := range rows {
 		if rows[i].c.Implicit {
 			m.ImplicitSources = append(m.ImplicitSources, rows[i].c.ID)
@@ -198,6 +240,9 @@ func checkBudgets(bs Budgets, srcs []discover.Candidate) error {
 		if b.MaxLines.Negative() {
 			return fail("max_lines must be nonnegative")
 		}
+		if b.MaxTokens.Negative() {
+			return fail("max_tokens must be nonnegative")
+		}
 	}
 	return nil
 }
@@ -226,6 +271,9 @@ type row struct {
 	maxLines     measure.Limit
 	omittedChars int
 	omittedLines int
+	// tokenBudget: the row's budget has max_tokens (maxTokens is then set)
+	tokenBudget bool
+	maxTokens   measure.Limit
 }
 
 func read(c discover.Candidate, max int64) row {
@@ -366,13 +414,13 @@ func decide(rows []row, agent string) {
 
 // pool is what remains of a budget.
 type pool struct {
-	chars, lines measure.Limit
+	chars, lines, tokens measure.Limit
 }
 
-func applyBudgets(rows []row, bs Budgets) {
+func applyBudgets(rows []row, bs Budgets, est measure.Estimator) {
 	pools := map[string]*pool{}
 	for _, b := range bs {
-		pools[b.Name] = &pool{chars: b.MaxChars, lines: b.MaxLines}
+		pools[b.Name] = &pool{chars: b.MaxChars, lines: b.MaxLines, tokens: b.MaxTokens}
 	}
 	for i := range rows {
 		r := &rows[i]
@@ -391,7 +439,11 @@ func applyBudgets(rows []row, bs Budgets) {
 		p := pools[name]
 		r.budget = name
 		r.maxChars, r.maxLines = p.chars, p.lines
+		r.tokenBudget, r.maxTokens = p.tokens.IsSet(), p.tokens
 		out := Cut(r.raw, p.chars, p.lines)
+		if r.tokenBudget {
+			out = CutTokens(out, p.tokens, est)
+		}
 		r.emitted = out
 		r.truncated = !bytes.Equal(out, r.raw)
 		ec, el := measure.Chars(out), measure.Lines(out)
@@ -399,6 +451,9 @@ func applyBudgets(rows []row, bs Budgets) {
 		r.omittedLines = measure.Lines(r.raw) - el
 		p.chars = p.chars.Minus(int64(ec))
 		p.lines = p.lines.Minus(int64(el))
+		if r.tokenBudget {
+			p.tokens = p.tokens.Minus(int64(est.Tokens(out)))
+		}
 		if len(out) == 0 {
 			r.included = false
 			r.reason = ReasonBudgetExhausted
@@ -442,6 +497,27 @@ func Cut(text []byte, maxChars, maxLines measure.Limit) []byte {
 	return out
 }
 
+// CutTokens applies a budget's remaining max_tokens to text, after [Cut]:
+// the longest prefix that est counts as at most maxTokens tokens and that
+// ends on a character boundary and at a token boundary of est
+// (measure.TokenPrefix): for ceiling(characters / 4) a multiple of 4
+// characters, for the exact estimators a boundary between two of the
+// text's tokens. Nothing when maxTokens is 0; the text as it is when
+// maxTokens is unlimited (the zero Limit).
+func CutTokens(text []byte, maxTokens measure.Limit, est measure.Estimator) []byte {
+	n, ok := maxTokens.Value()
+	if !ok {
+		return text
+	}
+	if n <= 0 {
+		return []byte{}
+	}
+	if n > math.MaxInt32 {
+		n = math.MaxInt32 // no text of at most 64 MiB has more tokens
+	}
+	return text[:measure.TokenPrefix(est, text, int(n))]
+}
+
 func (r *row) source(est measure.Estimator) Source {
 	s := Source{
 		ID: r.c.ID, Kind: r.c.Kind, Order: r.c.Order,
@@ -466,6 +542,14 @@ func (r *row) source(est measure.Estimator) Source {
 	if r.accepted {
 		eh := measure.Hash(r.emitted)
 		s.EmittedHash = &eh
+	}
+	if r.tokenBudget {
+		// the token budget's fields, after the 36, only for its rows
+		omitted := 0
+		if s.SourceTokens != nil {
+			omitted = max(*s.SourceTokens-e.Tokens, 0)
+		}
+		s.MaxTokens, s.OmittedTokens = r.maxTokens, &omitted
 	}
 	return s
 }

@@ -161,7 +161,7 @@ func TestDecode(t *testing.T) {
 		{"unknown top-level field", replace(`"agent":`, `"color": "red", "agent":`), `does not match the schema at /: additional properties 'color' not allowed`, nil},
 		{"unknown source field", replace(`"kind": "note",`, `"kind": "note", "weight": 1,`), `does not match the schema at /sources/0: additional properties 'weight' not allowed`, nil},
 		{"unknown tool field", replace(`"name": "ctx",`, `"name": "ctx", "url": "",`), `does not match the schema at /tool: additional properties 'url' not allowed`, nil},
-		{"unknown budget field", replace(`"max_chars": 100,`, `"max_chars": 100, "max_tokens": 3,`), `does not match the schema at /budgets/note: additional properties 'max_tokens' not allowed`, nil},
+		{"unknown budget field", replace(`"max_chars": 100,`, `"max_chars": 100, "max_words": 3,`), `does not match the schema at /budgets/note: additional properties 'max_words' not allowed`, nil},
 		{"missing source field", replace(`"kind": "note",`, ``), `does not match the schema at /sources/0: missing property 'kind'`, nil},
 		{"duplicate fragment", replace(`"gone": ""`, `"gone": "", "gone": ""`), `duplicate key "gone"`, nil},
 		{"trailing data", s + "{}", fmt.Sprintf("invalid manifest at line %d, column 1: invalid character '{' after top-level value", strings.Count(s, "\n")+1), nil},

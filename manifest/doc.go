@@ -10,9 +10,15 @@
 // one), the source's own status (missing, unreadable, empty), same_path or
 // same_content (a duplicate of an included source), fallback_not_selected
 // (CLAUDE.md while AGENTS.md is available), else included. Budgets then cut
-// the included text by source id or kind; see [Cut]. A source cut to ""
-// becomes budget_exhausted. Nothing is inserted into the text: truncation is
-// recorded in the row.
+// the included text by source id or kind: lines, then characters ([Cut]),
+// then tokens ([CutTokens], counted with the manifest's estimator and cut
+// at a token boundary that is also a character boundary). A source cut to
+// "" becomes budget_exhausted. Nothing is inserted into the text:
+// truncation is recorded in the row.
+//
+// One estimator (Options.Estimator, named in the manifest's estimator
+// field) counts every token: sources, files, history, sections and token
+// budgets.
 //
 // # Encoding
 //
@@ -25,7 +31,9 @@
 // # Extensions
 //
 // Version 1 is extended compatibly with optional fields: files (aggregated
-// project files), history (the discussion) and sections (rendered blocks
-// after the instruction fragments). A manifest without them is the original
+// project files), history (the discussion), sections (rendered blocks
+// after the instruction fragments), and the token budgets' max_tokens (in
+// budgets) and max_tokens and omitted_tokens (after the 36 fields of a row
+// whose budget has max_tokens). A manifest without them is the original
 // format.
 package manifest

@@ -56,11 +56,14 @@ type Tool struct {
 	Version string `json:"version"`
 }
 
-// Budget limits the characters and lines emitted by the sources it applies
-// to; the zero Limit is unlimited (JSON null).
+// Budget limits the characters, lines and tokens emitted by the sources it
+// applies to; the zero Limit is unlimited (JSON null). MaxTokens counts
+// with the manifest's estimator; it is written only when set, so that a
+// manifest without token budgets is the original format.
 type Budget struct {
-	MaxChars measure.Limit `json:"max_chars"`
-	MaxLines measure.Limit `json:"max_lines"`
+	MaxChars  measure.Limit `json:"max_chars"`
+	MaxLines  measure.Limit `json:"max_lines"`
+	MaxTokens measure.Limit `json:"max_tokens,omitzero"`
 }
 
 // NamedBudget is a budget with its name: a source id or a kind.
@@ -147,8 +150,10 @@ func (fs *Fragments) UnmarshalJSON(data []byte) error {
 }
 
 // Source is one row of the manifest: the 36 fields of the reference, in
-// order. Pointer fields are null when unknown: sizes of missing and
-// unreadable files, hashes not computed, unlimited limits.
+// order, then the token budget's two fields, written only for a row whose
+// budget has max_tokens (so that a manifest without token budgets is the
+// original format). Pointer fields are null when unknown: sizes of missing
+// and unreadable files, hashes not computed, unlimited limits.
 type Source struct {
 	ID              string            `json:"id"`
 	Kind            string            `json:"kind"`
@@ -186,6 +191,14 @@ type Source struct {
 	MaxLines        measure.Limit     `json:"max_lines"`
 	OmittedChars    int               `json:"omitted_chars"`
 	OmittedLines    int               `json:"omitted_lines"`
+
+	// MaxTokens is what was left of the budget's max_tokens pool before
+	// this source; absent (the zero Limit) when the row's budget has no
+	// max_tokens.
+	MaxTokens measure.Limit `json:"max_tokens,omitzero"`
+	// OmittedTokens is source_tokens minus emitted_tokens (at least 0);
+	// nil, and absent, when the row's budget has no max_tokens.
+	OmittedTokens *int `json:"omitted_tokens,omitempty"`
 }
 
 // Status is what reading a source found.

@@ -37,7 +37,7 @@ func load(t *testing.T) schemaDoc {
 }
 
 // jsonFields returns the JSON names of the fields of a struct type, in
-// order, split into required (no omitempty) and optional.
+// order, split into required (no omitempty or omitzero) and optional.
 func jsonFields(v any) (required, optional []string) {
 	rt := reflect.TypeOf(v)
 	for i := range rt.NumField() {
@@ -46,7 +46,7 @@ func jsonFields(v any) (required, optional []string) {
 		if name == "" || name == "-" {
 			continue
 		}
-		if strings.Contains(opts, "omitempty") {
+		if strings.Contains(opts, "omitempty") || strings.Contains(opts, "omitzero") {
 			optional = append(optional, name)
 		} else {
 			required = append(required, name)
@@ -65,20 +65,30 @@ func TestCompiles(t *testing.T) {
 	}
 }
 
+// sourceOptional are the optional fields after the 36: the token budget's,
+// written only for rows whose budget has max_tokens.
+var sourceOptional = []string{"max_tokens", "omitted_tokens"}
+
 // TestSourceFields checks the schema and the Go type against the
-// reference's 36 fields, in order (a drift check).
+// reference's 36 fields, in order, followed by the optional ones (a drift
+// check).
 func TestSourceFields(t *testing.T) {
 	t.Parallel()
 	d := load(t)
 	if !reflect.DeepEqual(d.Defs.Source.Required, sourceFields) {
 		t.Errorf("schema source.required =\n%q\nwant\n%q", d.Defs.Source.Required, sourceFields)
 	}
-	if len(d.Defs.Source.Properties) != len(sourceFields) {
-		t.Errorf("schema source has %d properties, want %d", len(d.Defs.Source.Properties), len(sourceFields))
+	if len(d.Defs.Source.Properties) != len(sourceFields)+len(sourceOptional) {
+		t.Errorf("schema source has %d properties, want %d", len(d.Defs.Source.Properties), len(sourceFields)+len(sourceOptional))
+	}
+	for _, name := range sourceOptional {
+		if _, ok := d.Defs.Source.Properties[name]; !ok {
+			t.Errorf("schema source lacks the optional property %q", name)
+		}
 	}
 	req, opt := jsonFields(manifest.Source{})
-	if !reflect.DeepEqual(req, sourceFields) || len(opt) != 0 {
-		t.Errorf("manifest.Source JSON fields =\n%q (optional %q)\nwant\n%q", req, opt, sourceFields)
+	if !reflect.DeepEqual(req, sourceFields) || !reflect.DeepEqual(opt, sourceOptional) {
+		t.Errorf("manifest.Source JSON fields =\n%q (optional %q)\nwant\n%q (optional %q)", req, opt, sourceFields, sourceOptional)
 	}
 }
 
@@ -122,12 +132,19 @@ func TestMinimalManifest(t *testing.T) {
 	if err := schematest.CheckManifest([]byte(doc)); err != nil {
 		t.Errorf("a minimal manifest does not validate: %v", err)
 	}
+	withTokens := strings.Replace(doc, `"max_lines": null`, `"max_lines": null, "max_tokens": 500`, 1)
+	if err := schematest.CheckManifest([]byte(withTokens)); err != nil {
+		t.Errorf("a budget with max_tokens does not validate: %v", err)
+	}
 	for _, bad := range []string{
 		strings.Replace(doc, `"agent": "a"`, `"agent": ""`, 1),
 		strings.Replace(doc, `"max_chars": 3`, `"max_chars": -3`, 1),
 		strings.Replace(doc, `"max_chars": 3`, `"max_chars": 1.5`, 1),
 		strings.Replace(doc, `"name": "ctx"`, `"name": "other"`, 1),
 		strings.Replace(doc, `"fragments": {}`, `"fragments": {"x": 1}`, 1),
+		strings.Replace(doc, `"max_lines": null`, `"max_lines": null, "max_tokens": null`, 1),
+		strings.Replace(doc, `"max_lines": null`, `"max_lines": null, "max_tokens": -1`, 1),
+		strings.Replace(doc, `"max_lines": null`, `"max_lines": null, "max_tokens": 2.5`, 1),
 	} {
 		if schematest.CheckManifest([]byte(bad)) == nil {
 			t.Errorf("the schema accepts %s", bad)

@@ -54,19 +54,27 @@ Examples:
 			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize or full (default: [files] strategy, else auto)"},
 			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by relative path or base name (repeatable)"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: none; default: [files] max_tokens, else none)"},
-			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: none; default: [files] max_file_tokens, else none)"}),
+			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: none; default: [files] max_file_tokens, else none)"},
+			estimatorFlag()),
 		Action: func(c *cli.Context) error { return e.aggregate(c) },
 	}}
 }
 
-// aggregateOptions loads the project and applies --preset and the
-// positional paths (with --view when allowed) to its aggregate options.
+// aggregateOptions loads the project and applies --estimator, --preset and
+// the positional paths (with --view when allowed) to its aggregate options.
 func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.Options, error) {
+	est, err := estimator(c)
+	if err != nil {
+		return aggregate.Options{}, err
+	}
 	p, err := loadProject(c)
 	if err != nil {
 		return aggregate.Options{}, err
 	}
 	o := p.AggregateOptions()
+	if est != nil {
+		o.Estimator = est
+	}
 	if name := c.String("preset"); c.IsSet("preset") {
 		if len(args) > 0 {
 			return o, usagef("--preset and paths as arguments cannot be used together")

@@ -35,9 +35,10 @@ func coreCommands(e *env) []*cli.Command {
 			Description: "Examples:\n" +
 				"   ctx manifest --agent claude -o context.manifest.json\n" +
 				"   ctx manifest -C ../service --no-shared\n" +
+				"   ctx manifest --estimator o200k      # exact o200k_base tokens (GPT-4o, GPT-5)\n" +
 				"   ctx manifest --relative -o ctx.manifest.json   # the same bytes in every clone",
 			ArgsUsage: " ",
-			Flags: append(commonFlags(),
+			Flags: append(commonFlags(), estimatorFlag(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
 				&cli.BoolFlag{Name: "relative", Usage: "record paths relative to the project directory, home as ~ (default: relative_paths in ctx.toml)"}),
 			Action: func(c *cli.Context) error { return e.manifest(c) },
@@ -49,7 +50,7 @@ func coreCommands(e *env) []*cli.Command {
 				"   ctx render --agent claude > context.md\n" +
 				"   ctx render --manifest context.manifest.json -o context.md",
 			ArgsUsage: " ",
-			Flags: append(commonFlags(),
+			Flags: append(commonFlags(), estimatorFlag(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
 				&cli.StringFlag{Name: "manifest", Usage: "render a stored manifest `FILE` instead of building one"}),
 			Action: func(c *cli.Context) error { return e.render(c) },
@@ -66,7 +67,7 @@ func coreCommands(e *env) []*cli.Command {
 				"   ctx audit --format sarif > ctx.sarif        # for code scanning\n" +
 				"   ctx audit --manifest context.manifest.json --fail-on info --check",
 			ArgsUsage: " ",
-			Flags: append(commonFlags(),
+			Flags: append(commonFlags(), estimatorFlag(),
 				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json, markdown, github or sarif"},
 				&cli.BoolFlag{Name: "wide", Usage: "print every column of the table, however wide"},
 				&cli.BoolFlag{Name: "check", Usage: "exit 1 when a finding at the --fail-on level exists"},
@@ -188,7 +189,7 @@ func (e *env) render(c *cli.Context) error {
 	var m *manifest.Manifest
 	var err error
 	if p := c.String("manifest"); p != "" {
-		m, err = manifest.ReadFile(p)
+		m, err = storedManifest(c, p)
 	} else {
 		_, m, err = build(c)
 	}
@@ -196,6 +197,24 @@ func (e *env) render(c *cli.Context) error {
 		return err
 	}
 	return e.output(c, []byte(render.Text(m)))
+}
+
+// storedManifest reads the manifest file; with --estimator, the manifest
+// must have been counted with that estimator (a stored manifest is never
+// counted again).
+func storedManifest(c *cli.Context, file string) (*manifest.Manifest, error) {
+	est, err := estimator(c)
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.ReadFile(file)
+	if err != nil {
+		return nil, err
+	}
+	if est != nil && m.Estimator != est.Name() {
+		return nil, fmt.Errorf("%s: the manifest counts tokens with %q, not %q (--estimator %s)", file, m.Estimator, est.Name(), c.String("estimator"))
+	}
+	return m, nil
 }
 
 func (e *env) audit(c *cli.Context) error {
@@ -213,7 +232,7 @@ func (e *env) audit(c *cli.Context) error {
 	var p *config.Project
 	var m *manifest.Manifest
 	if file := c.String("manifest"); file != "" {
-		m, err = manifest.ReadFile(file)
+		m, err = storedManifest(c, file)
 		if err == nil {
 			// [audit] thresholds still come from the configuration, if any
 			p, err = loadProject(c)
@@ -228,6 +247,7 @@ func (e *env) audit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	// the total is counted with the estimator the manifest names
 	rep, err := audit.Run(m, th, nil)
 	if err != nil {
 		return err

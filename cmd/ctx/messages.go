@@ -32,6 +32,7 @@ original would; the report then has a "pressure" entry. --fixes turns on
 every fix of the original's weak points; a fix's own flag, given as well,
 overrides it (--fixes --escape-envelope=false). --max-tokens 0 means no
 token budget; --preserve takes one id per flag or a comma-separated list.
+Tokens are counted with --estimator (chars4, the original's, unless given).
 
 Examples:
    ctx messages history.json
@@ -63,6 +64,7 @@ Examples:
 			&cli.BoolFlag{Name: "mark-missing-attachments", Usage: "fix: a visible block for an attachment that could not be read"},
 			&cli.IntFlag{Name: "max-error-result-chars", Usage: "fix: bound error tool results to `N` characters (0: whole)", DefaultText: "0, 2000 with --fixes"},
 			&cli.IntFlag{Name: "max-inline-bytes", Usage: "fix: cut attachment content to `N` bytes (0: no cap)", DefaultText: "0, 262144 with --fixes"},
+			estimatorFlag(),
 		},
 		Action: func(c *cli.Context) error { return e.messages(c) },
 	}}
@@ -80,6 +82,10 @@ func (e *env) messages(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	est, err := estimator(c)
+	if err != nil {
+		return err
+	}
 	var req history.Request
 	if name := c.Args().First(); name == "" || name == "-" {
 		_, req, err = history.ReadRequest(e.stdin)
@@ -89,11 +95,13 @@ func (e *env) messages(c *cli.Context) error {
 	} else if _, req, err = history.ReadRequestFile(name); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
+	o := d.HistoryOptions()
+	o.Estimator = est
 	att := ""
 	if d.Attachments != nil {
 		att = *d.Attachments
 	}
-	res, err := history.BuildRequest(c.Context, req, d.HistoryOptions(), att)
+	res, err := history.BuildRequest(c.Context, req, o, att)
 	var ae *history.AttachmentsDirError
 	switch {
 	case errors.As(err, &ae):

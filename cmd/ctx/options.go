@@ -11,6 +11,7 @@ import (
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
 )
 
@@ -29,6 +30,25 @@ func commonFlags() []cli.Flag {
 	}
 }
 
+// estimatorFlag is --estimator, on the commands that count tokens.
+func estimatorFlag() cli.Flag {
+	return &cli.StringFlag{Name: "estimator", Usage: "count tokens with `NAME`: " + strings.Join(measure.EstimatorNames(), ", ") +
+		" (default: estimator in ctx.toml, else chars4, ceiling(characters / 4))"}
+}
+
+// estimator returns the estimator of --estimator, or nil when the flag is
+// not given (or the command has none).
+func estimator(c *cli.Context) (measure.Estimator, error) {
+	if !c.IsSet("estimator") {
+		return nil, nil
+	}
+	est, err := measure.ParseEstimator(c.String("estimator"))
+	if err != nil {
+		return nil, usagef("--estimator: %v", err)
+	}
+	return est, nil
+}
+
 // loadProject loads the project of -C and --config.
 func loadProject(c *cli.Context) (*config.Project, error) {
 	if c.IsSet("project-dir") && discover.Blank(c.String("project-dir")) {
@@ -41,11 +61,19 @@ func loadProject(c *cli.Context) (*config.Project, error) {
 // manifestOptions loads the project and maps the flags of c onto its
 // manifest options.
 func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) {
+	est, err := estimator(c)
+	if err != nil {
+		return nil, manifest.Options{}, err
+	}
 	p, err := loadProject(c)
 	if err != nil {
 		return nil, manifest.Options{}, err
 	}
 	o := p.ManifestOptions()
+	if est != nil {
+		// every stage counts with it: sources, files, history and budgets
+		o.SetEstimator(est)
+	}
 	d := &o.Discover
 	if c.IsSet("profile") {
 		name, err := profile.Parse(c.String("profile"))

@@ -14,9 +14,10 @@ func statsCommands(e *env) []*cli.Command {
 		Description: `Resolves the files like ctx aggregate (paths and globs given as arguments
 replace the [files] paths) and prints, per directory, the totals and then
 each file. Symbols are the declarations the tree-sitter views find (0 for
-other languages); tokens are estimated as in the manifest.`,
+other languages); tokens are counted as in the manifest (--estimator).`,
 		Flags: append(aggregateFlags(),
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table or json"}),
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table or json"},
+			estimatorFlag()),
 		Action: func(c *cli.Context) error { return e.stats(c) },
 	}}
 }

@@ -1,0 +1,383 @@
+// Package bpe splits text into the tokens of OpenAI's byte-pair encodings
+// o200k_base and cl100k_base exactly as OpenAI's tiktoken does, offline,
+// with the vocabularies that github.com/tiktoken-go/tokenizer embeds.
+//
+// Only the vocabularies come from that package. Its pre-tokenizer is not
+// used: the regular expressions it registers as generated code with
+// regexp2 split a run of white space that holds several line breaks at the
+// first one ("\n  \n" is "\n", "  \n" there, one piece in tiktoken), so
+// that, for example, a blank line holding spaces after a line break counts
+// one token too many. This package compiles tiktoken's published patterns
+// with regexp2's interpreter (regexp2.Compile never uses generated code)
+// and merges byte pairs as tiktoken's _byte_pair_merge does. Text that
+// looks like a special token ("<|endoftext|>") is ordinary text, as in
+// tiktoken's encode_ordinary. Package measure keeps all of this behind its
+// Estimator interface.
+package bpe
+
+import (
+	"fmt"
+	"math"
+	"sync"
+	"sync/atomic"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2/v2"
+	"github.com/tiktoken-go/tokenizer"
+)
+
+// The pre-tokenizer patterns, as tiktoken publishes them (pat_str of
+// tiktoken_ext/openai_public.py, in the form without possessive
+// quantifiers that the tiktoken npm package also uses).
+const (
+	o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
+		`|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n/]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+	cl100kPattern = `(?i:'s|'t|'re|'ve|'m|'ll|'d)|[^\r\n\p{L}\p{N}]?\p{L}+|\p{N}{1,3}| ?[^\s\p{L}\p{N}]+[\r\n]*|\s*[\r\n]+|\s+(?!\S)|\s+`
+)
+
+// Encoding is one byte-pair encoding. Its vocabulary is loaded the first
+// time it is used; after that it is read-only, so an Encoding is safe for
+// concurrent use.
+type Encoding struct {
+	name    string
+	pattern string
+	source  tokenizer.Encoding
+	// size is the number of ordinary tokens (ids 0 to size-1).
+	size int
+
+	once  sync.Once
+	re    *regexp2.Regexp
+	ranks map[string]uint32
+	err   error
+	// loaded is set once ranks is (read by Loaded without the once)
+	loaded atomic.Bool
+}
+
+var (
+	o200k  = &Encoding{name: "o200k_base", pattern: o200kPattern, source: tokenizer.O200kBase, size: 199998}
+	cl100k = &Encoding{name: "cl100k_base", pattern: cl100kPattern, source: tokenizer.Cl100kBase, size: 100256}
+)
+
+// O200kBase returns the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5,
+// o-series).
+func O200kBase() *Encoding { return o200k }
+
+// Cl100kBase returns the cl100k_base encoding (GPT-4, GPT-3.5).
+func Cl100kBase() *Encoding { return cl100k }
+
+// Name returns tiktoken's name of the encoding, such as "o200k_base".
+func (e *Encoding) Name() string { return e.name }
+
+// load builds the pre-tokenizer and the rank of every token: its id, read
+// back from the embedded vocabulary by decoding each id alone.
+func (e *Encoding) load() {
+	e.once.Do(func() {
+		// Compile, not MustCompile: MustCompile would return the generated
+		// code registered for the same pattern (see the package comment)
+		re, err := regexp2.Compile(e.pattern, regexp2.None)
+		if err != nil {
+			e.err = err
+			return
+		}
+		c, err := tokenizer.Get(e.source)
+		if err != nil {
+			e.err = err
+			return
+		}
+		c.SetErrorMode(tokenizer.ErrorModeNone) // tokens may hold part of a character
+		ranks := make(map[string]uint32, e.size)
+		for id := range e.size {
+			tok, err := c.Decode([]uint{uint(id)})
+			if err != nil {
+				e.err = fmt.Errorf("%s: token %d: %w", e.name, id, err)
+				return
+			}
+			ranks[tok] = uint32(id)
+		}
+		if len(ranks) != e.size {
+			e.err = fmt.Errorf("%s: %d distinct tokens, want %d", e.name, len(ranks), e.size)
+			return
+		}
+		e.re, e.ranks = re, ranks
+		e.loaded.Store(true)
+	})
+	if e.err != nil {
+		// the vocabularies are compiled in: this cannot happen in a build
+		// that passes this package's tests
+		panic("bpe: " + e.err.Error())
+	}
+}
+
+// pieces calls yield with each piece of the pre-tokenizer, in order, and
+// its offset in bytes. Text must be valid UTF-8.
+func (e *Encoding) pieces(text string, yield func(piece string, offset int)) {
+	// regexp2 reports runes: walk text alongside to slice it in bytes
+	runePos, bytePos := 0, 0
+	advance := func(to int) {
+		for ; runePos < to; runePos++ {
+			_, n := utf8.DecodeRuneInString(text[bytePos:])
+			bytePos += n
+		}
+	}
+	m, err := e.re.FindStringMatch(text)
+	for ; m != nil && err == nil; m, err = e.re.FindNextMatch(m) {
+		advance(m.RuneIndex)
+		start := bytePos
+		advance(m.RuneIndex + m.RuneLength)
+		yield(text[start:bytePos], start)
+	}
+	if err != nil {
+		// regexp2 fails only on a match timeout, and none is set
+		panic("bpe: " + err.Error())
+	}
+}
+
+// valid returns text with each invalid byte replaced by U+FFFD, as Go
+// converts text to runes.
+func valid(text string) string {
+	if utf8.ValidString(text) {
+		return text
+	}
+	return string([]rune(text))
+}
+
+// Count returns the number of tokens of text. Text that is not valid UTF-8
+// is read as Go converts it to runes: each invalid byte is U+FFFD.
+func (e *Encoding) Count(text string) int {
+	e.load()
+	n := 0
+	e.pieces(valid(text), func(p string, _ int) {
+		if _, ok := e.ranks[p]; ok {
+			n++
+			return
+		}
+		n += len(e.merge(p)) - 1
+	})
+	return n
+}
+
+// Encode returns the ids of the tokens of text (see [Encoding.Count]).
+func (e *Encoding) Encode(text string) []uint32 {
+	e.load()
+	var ids []uint32
+	e.pieces(valid(text), func(p string, _ int) {
+		if id, ok := e.ranks[p]; ok {
+			ids = append(ids, id)
+			return
+		}
+		b := e.merge(p)
+		for i := 0; i+1 < len(b); i++ {
+			ids = append(ids, e.ranks[p[b[i]:b[i+1]]])
+		}
+	})
+	return ids
+}
+
+// Ends returns, for valid UTF-8 text, the byte offset at which each token
+// ends, in order (the last is len(text) unless the pre-tokenizer skipped
+// the end of text, which tiktoken's patterns never do); ok is false for
+// text that is not valid UTF-8, whose tokens are not pieces of it.
+func (e *Encoding) Ends(text string) (ends []int, ok bool) {
+	if !utf8.ValidString(text) {
+		return nil, false
+	}
+	e.load()
+	e.pieces(text, func(p string, at int) {
+		if _, ok := e.ranks[p]; ok {
+			ends = append(ends, at+len(p))
+			return
+		}
+		for _, off := range e.merge(p)[1:] {
+			ends = append(ends, at+off)
+		}
+	})
+	return ends, true
+}
+
+// merge returns the boundaries of the tokens that byte-pair merging makes
+// of piece: offsets from 0 to len(piece), one more than the tokens.
+func (e *Encoding) merge(piece string) []int {
+	if len(piece) < 2 {
+		return []int{0, len(piece)}[:len(piece)+1]
+	}
+	if len(piece) < heapThreshold {
+		return e.mergeScan(piece)
+	}
+	return e.mergeHeap(piece)
+}
+
+// heapThreshold is the piece length in bytes from which merge uses the
+// O(n log n) heap instead of tiktoken's O(n²) scan; both give the same
+// tokens.
+const heapThreshold = 128
+
+const noRank = math.MaxUint32
+
+func (e *Encoding) rank(s string) uint32 {
+	if r, ok := e.ranks[s]; ok {
+		return r
+	}
+	return noRank
+}
+
+// mergeScan is tiktoken's _byte_pair_merge: repeatedly merge the adjacent
+// pair whose union has the lowest rank, the leftmost on ties.
+func (e *Encoding) mergeScan(piece string) []int {
+	type part struct {
+		start int
+		rank  uint32
+	}
+	parts := make([]part, 0, len(piece)+1)
+	for i := 0; i+1 < len(piece); i++ {
+		parts = append(parts, part{i, e.rank(piece[i : i+2])})
+	}
+	parts = append(parts, part{len(piece) - 1, noRank}, part{len(piece), noRank})
+	// rankAt is the rank of merging parts i and i+1 once i+1 and i+2 are merged
+	rankAt := func(i int) uint32 {
+		if i+3 < len(parts) {
+			return e.rank(piece[parts[i].start:parts[i+3].start])
+		}
+		return noRank
+	}
+	for {
+		minRank, at := uint32(noRank), -1
+		for i := 0; i+1 < len(parts); i++ {
+			if parts[i].rank < minRank {
+				minRank, at = parts[i].rank, i
+			}
+		}
+		if at < 0 {
+			break
+		}
+		if at > 0 {
+			parts[at-1].rank = rankAt(at - 1)
+		}
+		parts[at].rank = rankAt(at)
+		parts = append(parts[:at+1], parts[at+2:]...)
+	}
+	out := make([]int, len(parts))
+	for i, p := range parts {
+		out[i] = p.start
+	}
+	return out
+}
+
+// mergeHeap makes the same merges as mergeScan with a min-heap of
+// candidate pairs ordered by rank, then by position, over a linked list of
+// parts; a candidate whose pair has changed since it was pushed is skipped.
+func (e *Encoding) mergeHeap(piece string) []int {
+	n := len(piece)
+	next := make([]int, n+1)
+	prev := make([]int, n+1)
+	rank := make([]uint32, n+1) // rank of merging the part at i with the next one
+	for i := range next {
+		next[i], prev[i], rank[i] = i+1, i-1, noRank
+	}
+	next[n] = -1
+	pairRank := func(i int) uint32 {
+		j := next[i]
+		if j < 0 || next[j] < 0 {
+			return noRank
+		}
+		return e.rank(piece[i:next[j]])
+	}
+	h := &pairHeap{}
+	for i := 0; i+1 < n; i++ {
+		if r := pairRank(i); r != noRank {
+			rank[i] = r
+			h.items = append(h.items, pair{r, i})
+		}
+	}
+	h.init()
+	for len(h.items) > 0 {
+		top := h.pop()
+		i := top.at
+		if rank[i] != top.rank || next[i] < 0 {
+			continue // stale: the pair at i changed after it was pushed
+		}
+		j := next[i]
+		k := next[j]
+		rank[j] = noRank
+		next[i] = k
+		if k >= 0 {
+			prev[k] = i
+		}
+		for _, b := range [2]int{i, prev[i]} {
+			if b < 0 {
+				continue
+			}
+			rank[b] = pairRank(b)
+			if rank[b] != noRank {
+				h.push(pair{rank[b], b})
+			}
+		}
+	}
+	var out []int
+	for i := 0; i >= 0; i = next[i] {
+		out = append(out, i)
+	}
+	return out
+}
+
+type pair struct {
+	rank uint32
+	at   int
+}
+
+// pairHeap is a binary min-heap of pairs by rank, then position.
+type pairHeap struct{ items []pair }
+
+func (h *pairHeap) less(a, b int) bool {
+	x, y := h.items[a], h.items[b]
+	return x.rank < y.rank || x.rank == y.rank && x.at < y.at
+}
+
+func (h *pairHeap) init() {
+	for i := len(h.items)/2 - 1; i >= 0; i-- {
+		h.down(i)
+	}
+}
+
+func (h *pairHeap) push(p pair) {
+	h.items = append(h.items, p)
+	for i := len(h.items) - 1; i > 0; {
+		parent := (i - 1) / 2
+		if !h.less(i, parent) {
+			break
+		}
+		h.items[i], h.items[parent] = h.items[parent], h.items[i]
+		i = parent
+	}
+}
+
+func (h *pairHeap) pop() pair {
+	top := h.items[0]
+	last := len(h.items) - 1
+	h.items[0] = h.items[last]
+	h.items = h.items[:last]
+	h.down(0)
+	return top
+}
+
+func (h *pairHeap) down(i int) {
+	for {
+		l := 2*i + 1
+		if l >= len(h.items) {
+			return
+		}
+		m := l
+		if r := l + 1; r < len(h.items) && h.less(r, l) {
+			m = r
+		}
+		if !h.less(m, i) {
+			return
+		}
+		h.items[i], h.items[m] = h.items[m], h.items[i]
+		i = m
+	}
+}
+
+// Loaded reports whether the vocabulary has been loaded (for tests of
+// lazy loading).
+func (e *Encoding) Loaded() bool { return e.loaded.Load() }

@@ -1,0 +1,67 @@
+package measure_test
+
+import (
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// code returns about 100 KB of this repository's Go code (the first files
+// in path order), for the benchmarks.
+func code(b *testing.B) []byte {
+	b.Helper()
+	files, err := filepath.Glob("../*/*.go")
+	if err != nil {
+		b.Fatal(err)
+	}
+	sort.Strings(files)
+	var out []byte
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out = append(out, data...)
+		if len(out) >= 100_000 {
+			return out[:100_000]
+		}
+	}
+	b.Fatalf("only %d bytes of code", len(out))
+	return nil
+}
+
+// BenchmarkTokens counts ~100 KB of Go code with each estimator (the
+// vocabulary is loaded before the timer starts).
+//
+//	go test -run '^$' -bench Tokens ./measure
+func BenchmarkTokens(b *testing.B) {
+	text := code(b)
+	for _, name := range measure.EstimatorNames() {
+		est, _ := measure.ParseEstimator(name)
+		est.Tokens([]byte("load"))
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				est.Tokens(text)
+			}
+		})
+	}
+}
+
+// BenchmarkTokenPrefix cuts the same code to half of its tokens.
+func BenchmarkTokenPrefix(b *testing.B) {
+	text := code(b)
+	for _, name := range measure.EstimatorNames() {
+		est, _ := measure.ParseEstimator(name)
+		half := est.Tokens(text) / 2
+		b.Run(name, func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				measure.TokenPrefix(est, text, half)
+			}
+		})
+	}
+}

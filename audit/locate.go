@@ -137,7 +137,7 @@ func firstCutLine(s *manifest.Source) int {
 	if deref(s.EmittedChars) == 0 {
 		return 1
 	}
-	if unit, _ := cutBy(s); unit == "char" {
+	if unit, _ := cutBy(s); unit == "char" || unit == "token" {
 		return max(el, 1)
 	}
 	return el + 1

@@ -256,6 +256,9 @@ func sameMessage(prefix string, a about) string {
 func truncatedMessage(s *manifest.Source) string {
 	omitted := count(s.OmittedChars, "char") + " omitted"
 	unit, limit := cutBy(s)
+	if s.OmittedTokens != nil && (unit == "token" || *s.OmittedTokens > 0 && s.OmittedChars == 0) {
+		omitted = count(*s.OmittedTokens, "token") + " (" + count(s.OmittedChars, "char") + ") omitted"
+	}
 	if deref(s.EmittedChars) == 0 {
 		left := ""
 		if unit != "" {
@@ -269,24 +272,30 @@ func truncatedMessage(s *manifest.Source) string {
 	return "cut at " + count(limit, unit) + " by budget " + s.Budget + ", " + omitted
 }
 
-// cutBy names the limit that cut s: "line" or "char" with its value (what
-// was left of the budget's pool), or "" when the manifest does not tell.
-// Lines are cut first, then characters, so a row that has exactly the
-// lines left was cut by lines unless it also has exactly the characters
-// left.
+// cutBy names the limit that cut s: "line", "char" or "token" with its
+// value (what was left of the budget's pool), or "" when the manifest does
+// not tell. Lines are cut first, then characters, then tokens, so a row
+// that has exactly the lines left was cut by lines unless it also has
+// exactly the characters left; a token cut (at a token boundary) leaves
+// fewer lines and characters than their limits.
 func cutBy(s *manifest.Source) (string, int) {
 	ml, lset := s.MaxLines.Value()
 	mc, cset := s.MaxChars.Value()
+	mt, tset := s.MaxTokens.Value()
 	el, ec := deref(s.EmittedLines), deref(s.EmittedChars)
 	switch {
 	case lset && ml <= 0:
 		return "line", int(ml)
 	case cset && mc <= 0:
 		return "char", int(mc)
+	case tset && mt <= 0:
+		return "token", int(mt)
 	case lset && int64(el) == ml && !(cset && int64(ec) == mc):
 		return "line", int(ml)
 	case cset && int64(ec) == mc:
 		return "char", int(mc)
+	case tset:
+		return "token", int(mt)
 	case lset:
 		return "line", int(ml)
 	}

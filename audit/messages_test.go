@@ -1,6 +1,7 @@
 package audit_test
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -194,4 +195,36 @@ func TestMissingMessages(t *testing.T) {
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("messages:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// A token budget's cut says so, with the tokens it left out.
+func TestTokenBudgetMessage(t *testing.T) {
+	t.Parallel()
+	text := strings.Repeat("Always run the tests before you commit.\n", 40)
+	max := int64(50)
+	m := build(t, map[string]string{"a.md": text}, manifest.Budgets{{Name: "note", Budget: manifest.Budget{MaxTokens: measure.Max(max)}}}, nil, file("a", "a.md"))
+	rep := run(t, m, audit.DefaultThresholds())
+	var msg string
+	for _, f := range rep.Findings {
+		if f.Code == audit.CodeTruncated {
+			msg = f.Message
+		}
+	}
+	s := m.Sources[0]
+	want := fmt.Sprintf("cut at 50 tokens by budget note, %d tokens (%s chars) omitted", *s.OmittedTokens, display(s.OmittedChars))
+	if msg != want {
+		t.Errorf("message %q, want %q", msg, want)
+	}
+	out := writeString(t, rep, audit.FormatTable, audit.WriteOptions{Home: "/nowhere"})
+	if !strings.Contains(out, "note 50/50 tokens") {
+		t.Errorf("budget use:\n%s", out)
+	}
+}
+
+func display(n int) string {
+	s := fmt.Sprint(n)
+	if len(s) > 3 {
+		s = s[:len(s)-3] + "," + s[len(s)-3:]
+	}
+	return s
 }

@@ -134,6 +134,9 @@ func budgetUse(s manifest.Source) string {
 	if n, ok := s.MaxChars.Value(); ok {
 		parts = append(parts, display.Int(deref(s.EmittedChars))+"/"+display.Int(int(n))+" chars")
 	}
+	if n, ok := s.MaxTokens.Value(); ok {
+		parts = append(parts, display.Int(deref(s.EmittedTokens))+"/"+display.Int(int(n))+" tokens")
+	}
 	if len(parts) == 0 {
 		return s.Budget
 	}

@@ -138,7 +138,7 @@ func (e *env) profileHint(o manifest.Options, dir string) {
 		parts = append(parts, "--profile "+string(d.Profile)+" ("+d.File+")")
 	}
 	if len(parts) > 0 {
-		fmt.Fprintf(e.stderr, "ctx: hint: to list what an agent loads by itself, add %s\n", strings.Join(parts, ", or "))
+		fmt.Fprintf(e.stderr, "ctx: hint: %s lists what that agent loads by itself\n", strings.Join(parts, " or "))
 	}
 }
 

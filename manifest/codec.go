@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/schemas"
 )
 
@@ -33,8 +34,26 @@ func Encode(w io.Writer, m *Manifest) error {
 }
 
 // Marshal returns the JSON encoding of m as written by [Encode].
+//
+// A manifest larger than MaxManifestBytes is an error: [Decode] would not
+// read it back, so writer and reader agree.
 func Marshal(m *Manifest) ([]byte, error) {
-	return jsonenc.Indent(m)
+	b, err := jsonenc.Indent(m)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSize(len(b)); err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// checkSize refuses an encoded manifest that Decode would not read.
+func checkSize(n int) error {
+	if n > MaxManifestBytes {
+		return fmt.Errorf("the manifest would be %d bytes, more than the %d that ctx reads back: aggregate fewer files or use a token budget", n, MaxManifestBytes)
+	}
+	return nil
 }
 
 // Decode reads a manifest strictly: the schema version is read first and must
@@ -103,8 +122,9 @@ func ReadFile(path string) (*Manifest, error) {
 	return m, nil
 }
 
-// Check verifies that m can be rendered: version 1, and one fragment per
-// source id in the same order, with no extras.
+// Check verifies that m can be rendered: version 1, one fragment per source
+// id in the same order, with no extras, and every fragment and section the
+// text its row records ([IntegrityError]).
 func Check(m *Manifest) error {
 	if m.SchemaVersion != SchemaVersion {
 		return ErrVersion
@@ -115,6 +135,72 @@ func Check(m *Manifest) error {
 	for i, s := range m.Sources {
 		if m.Fragments[i].ID != s.ID {
 			return ErrAlignment
+		}
+	}
+	return checkIntegrity(m)
+}
+
+// IntegrityError is a stored manifest whose recorded text disagrees with
+// its own records: a fragment or section edited after it was written, or
+// rows that cannot be (a missing file marked included). Rendering it would
+// send text that no row accounts for.
+type IntegrityError struct {
+	// Where names the row or section ("sources[2] (project_agents)",
+	// "sections[0] (files)").
+	Where string
+	Msg   string
+}
+
+func (e *IntegrityError) Error() string { return "invalid manifest: " + e.Where + ": " + e.Msg }
+
+// checkIntegrity checks that every fragment and section is the text its
+// row records: the BLAKE3 hash and the byte, character and line counts of
+// an included row's fragment are its emitted ones; a row that is not
+// included has an empty fragment; a missing or unreadable file is never
+// included; a section's text has its recorded hash and sizes.
+func checkIntegrity(m *Manifest) error {
+	for i, s := range m.Sources {
+		where := fmt.Sprintf("sources[%d] (%s)", i, s.ID)
+		text := []byte(m.Fragments[i].Text)
+		fail := func(msg string) error { return &IntegrityError{Where: where, Msg: msg} }
+		if s.Included && (s.Status == StatusMissing || s.Status == StatusUnreadable) {
+			return fail(fmt.Sprintf("included, but its status is %s", s.Status))
+		}
+		if !s.Included {
+			if len(text) > 0 {
+				return fail("not included, but its fragment is not empty")
+			}
+			continue
+		}
+		if s.EmittedHash == nil || measure.Hash(text) != *s.EmittedHash {
+			return fail("the fragment does not match its emitted_hash (edited after the manifest was written?)")
+		}
+		z := measure.Measure(text, nil)
+		if s.EmittedBytes != nil && *s.EmittedBytes != z.Bytes || s.EmittedChars != nil && *s.EmittedChars != z.Chars ||
+			s.EmittedLines != nil && *s.EmittedLines != z.Lines {
+			return fail("the fragment's sizes differ from its emitted sizes")
+		}
+	}
+	for i, sec := range m.Sections {
+		where := fmt.Sprintf("sections[%d] (%s)", i, sec.ID)
+		text := []byte(sec.Text)
+		z := measure.Measure(text, nil)
+		if measure.Hash(text) != sec.Hash {
+			return &IntegrityError{Where: where, Msg: "the text does not match its hash (edited after the manifest was written?)"}
+		}
+		if z.Bytes != sec.Bytes || z.Chars != sec.Chars || z.Lines != sec.Lines {
+			return &IntegrityError{Where: where, Msg: "the text's sizes differ from its recorded sizes"}
+		}
+	}
+	if h := m.History; h != nil {
+		text := ""
+		for _, sec := range m.Sections {
+			if sec.ID == SectionHistory {
+				text = sec.Text
+			}
+		}
+		if measure.Hash([]byte(text)) != h.Hash {
+			return &IntegrityError{Where: "history", Msg: "its hash does not match the discussion history section"}
 		}
 	}
 	return nil

@@ -106,3 +106,57 @@ func assertOnly(t *testing.T, dir string, names ...string) {
 		t.Fatalf("directory holds %v, want %v", got, names)
 	}
 }
+
+// -o follows a symbolic link to the file it names, keeps the mode of an
+// existing file, writes devices and pipes in place, and refuses what it
+// cannot replace safely.
+func TestWriteFileTargets(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "real.md")
+	if err := os.WriteFile(real, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.md")
+	if err := os.Symlink("real.md", link); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the link was replaced: %v %v", st.Mode(), err)
+	}
+	if b, _ := os.ReadFile(real); string(b) != "new" {
+		t.Errorf("the link's target holds %q", b)
+	}
+	if st, _ := os.Stat(real); st.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want the file's 0600 kept", st.Mode().Perm())
+	}
+	// a dangling link creates its target
+	dangling := filepath.Join(dir, "dangling.md")
+	if err := os.Symlink("made.md", dangling); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(dangling, []byte("x"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "made.md")); string(b) != "x" {
+		t.Errorf("made.md = %q", b)
+	}
+	// /dev/null is written in place, never replaced
+	if err := WriteFile(os.DevNull, []byte("discarded"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&os.ModeCharDevice == 0 {
+		t.Fatalf("/dev/null is no longer a device: %v %v", st.Mode(), err)
+	}
+	// a directory is refused, and nothing is left behind
+	sub := filepath.Join(dir, "sub")
+	if err := os.Mkdir(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(sub, []byte("x"), 0o644); err == nil {
+		t.Error("a directory was written")
+	}
+	assertOnly(t, dir, "dangling.md", "link.md", "made.md", "real.md", "sub")
+}

@@ -1,0 +1,150 @@
+package secrets
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+
+	"github.com/spf13/viper"
+	"github.com/zricethezav/gitleaks/v8/config"
+	"github.com/zricethezav/gitleaks/v8/detect"
+)
+
+// The binding to gitleaks: everything of it that ctx uses is in this file.
+
+// maxDecodeDepth is how many nested encodings (base64, hex, percent) are
+// decoded to look for secrets, gitleaks' own default.
+const maxDecodeDepth = 5
+
+// detector finds raw matches in a text.
+type detector interface {
+	detect(ctx context.Context, name, text string) ([]rawFinding, error)
+}
+
+// rawFinding is a match as gitleaks reports it: 0-based lines, columns
+// relative to the preceding newline (see locate), the match and the
+// captured secret.
+type rawFinding struct {
+	rule, description  string
+	startLine, endLine int
+	startCol, endCol   int
+	match, secret      string
+	decoded            bool // found in decoded text: the location is the encoded text
+	nameOnly           bool // a rule on the file's name, with no location
+}
+
+type gitleaks struct{ d *detect.Detector }
+
+// defaultDetector compiles gitleaks' default configuration once per
+// process. It reads the configuration with its own viper instance (the
+// detect package's NewDetectorDefaultConfig uses viper's global one, which
+// is not safe to share).
+var defaultDetector = sync.OnceValues(func() (detector, error) {
+	v := viper.New()
+	v.SetConfigType("toml")
+	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+		return nil, fmt.Errorf("secret rules: %w", err)
+	}
+	var vc config.ViperConfig
+	if err := v.Unmarshal(&vc); err != nil {
+		return nil, fmt.Errorf("secret rules: %w", err)
+	}
+	cfg, err := vc.Translate()
+	if err != nil {
+		return nil, fmt.Errorf("secret rules: %w", err)
+	}
+	d := detect.NewDetector(cfg)
+	d.MaxDecodeDepth = maxDecodeDepth
+	return gitleaks{d: d}, nil
+})
+
+func (g gitleaks) detect(ctx context.Context, name, text string) ([]rawFinding, error) {
+	//lint:ignore SA1019 DetectContext takes this type until gitleaks v9
+	found := g.d.DetectContext(ctx, detect.Fragment{Raw: text, FilePath: name})
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	out := make([]rawFinding, 0, len(found))
+	for _, f := range found {
+		r := rawFinding{
+			rule: f.RuleID, description: f.Description,
+			startLine: f.StartLine, endLine: f.EndLine, startCol: f.StartColumn, endCol: f.EndColumn,
+			match: f.Match, secret: f.Secret,
+		}
+		for _, t := range f.Tags {
+			if strings.HasPrefix(t, "decoded:") {
+				r.decoded = true
+			}
+		}
+		r.nameOnly = f.StartLine == 0 && f.EndLine == 0 && f.StartColumn == 0 && f.EndColumn == 0 && strings.HasPrefix(f.Match, "file detected: ")
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// locate returns the byte range of a finding's secret in text.
+//
+// gitleaks reports 0-based lines and columns counted from the preceding
+// newline: on the first line the match starts at byte col-1 and ends at
+// endCol; on a later line L it starts at starts[L]+col-2 and ends at
+// starts[E]-1+endCol. The range found that way is checked: it must hold the
+// secret (then it is narrowed to it), or be the encoded text a decoded
+// secret came from. Otherwise the secret is looked for from the start of
+// its line, then anywhere; when it cannot be found at all, the whole
+// lines of the match are the range, so that redaction never leaves it.
+func locate(text string, starts []int, r rawFinding) (int, int) {
+	lineOff := func(l int) (int, bool) {
+		if l < 0 || l >= len(starts) {
+			return 0, false
+		}
+		return starts[l], true
+	}
+	s, okS := lineOff(r.startLine)
+	e, okE := lineOff(r.endLine)
+	if okS && okE {
+		start, end := r.startCol-1, r.endCol
+		if r.startLine > 0 {
+			start = s + r.startCol - 2
+		}
+		if r.endLine > 0 {
+			end = e - 1 + r.endCol
+		}
+		if 0 <= start && start < end && end <= len(text) {
+			region := text[start:end]
+			if r.secret != "" {
+				if i := strings.Index(region, r.secret); i >= 0 {
+					return start + i, start + i + len(r.secret)
+				}
+			}
+			if r.decoded {
+				return start, end
+			}
+		}
+	}
+	if r.secret != "" {
+		if okS {
+			if i := strings.Index(text[s:], r.secret); i >= 0 {
+				return s + i, s + i + len(r.secret)
+			}
+		}
+		if i := strings.Index(text, r.secret); i >= 0 {
+			return i, i + len(r.secret)
+		}
+	}
+	// the whole lines of the match
+	if !okS {
+		s = 0
+	}
+	end := len(text)
+	if r.endLine+1 < len(starts) && r.endLine >= 0 {
+		end = starts[r.endLine+1]
+		if end > 0 && text[end-1] == '\n' {
+			end--
+		}
+	}
+	if end < s {
+		end = len(text)
+	}
+	return s, end
+}

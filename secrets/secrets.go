@@ -1,0 +1,300 @@
+// Package secrets finds credentials in text and replaces them, for the
+// audit (`secret` findings) and for redaction (`--redact`).
+//
+// Detection is gitleaks' detect package with its default rule set (some
+// 220 rules: cloud keys, tokens of source hosts and chat services, private
+// keys, JWTs, generic high-entropy assignments), used as a library, so
+// that the rules are maintained by the project that maintains them. Its
+// own allow markers work as in gitleaks: a line that contains
+// "gitleaks:allow" is never reported, nor are the paths of gitleaks'
+// global allowlist (lock files, go.sum, vendored code). A [Scanner] adds
+// the allowlist of a project (see [Allow]).
+//
+// A [Finding] never holds the secret: only the rule, the line and column,
+// and the byte range to replace. [Redact] replaces each range with
+// "[REDACTED:rule]".
+//
+//	s, err := secrets.New(secrets.Options{})
+//	found, err := s.Scan(ctx, "AGENTS.md", text)
+//	clean := secrets.Redact(text, found)
+package secrets
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"unicode/utf8"
+
+	"github.com/bmatcuk/doublestar/v4"
+)
+
+// Finding is one credential in a text. It never holds the secret itself.
+type Finding struct {
+	// Rule is the id of the rule that matched ("aws-access-token").
+	Rule string `json:"rule"`
+	// Description says what the rule finds ("AWS access key").
+	Description string `json:"description"`
+	// Line and Column are where the secret starts: 1-based, Column
+	// counted in characters. Both are 0 for a rule that matches a file's
+	// name rather than its text.
+	Line   int `json:"line"`
+	Column int `json:"column"`
+	// Start and End are the byte range of the secret in the text, the
+	// range [Redact] replaces; both 0 for a name-only finding.
+	Start int `json:"-"`
+	End   int `json:"-"`
+}
+
+// Allow is one entry of a project's allowlist: a finding is allowed (not
+// reported, not redacted) when it matches every field the entry sets. An
+// entry must set at least one of Rules, Paths and Regexes.
+type Allow struct {
+	// Rules are rule ids ("jwt"); empty allows every rule.
+	Rules []string
+	// Paths are glob patterns (doublestar: "**" crosses directories)
+	// matched against the name the text was scanned under: the
+	// project-relative path of a file, or a source id; empty allows every
+	// name.
+	Paths []string
+	// Regexes are regular expressions (RE2) matched against the secret;
+	// empty allows every secret.
+	Regexes []string
+	// Reason says why the entry exists; it is not used.
+	Reason string
+	// Where is where the entry was declared ("ctx.toml:14"), for errors.
+	Where string
+}
+
+// Options configure a [Scanner].
+type Options struct {
+	// Allow is the allowlist.
+	Allow []Allow
+}
+
+// Scanner finds secrets with the default rules and an allowlist. It is
+// safe for concurrent use.
+type Scanner struct {
+	det   detector
+	allow []allow
+}
+
+type allow struct {
+	rules   []string
+	paths   []string
+	regexes []*regexp.Regexp
+}
+
+// AllowError is an invalid allowlist entry.
+type AllowError struct {
+	// Index is the entry's position (0-based) and Where its declaration.
+	Index int
+	Where string
+	Msg   string
+}
+
+func (e *AllowError) Error() string {
+	msg := fmt.Sprintf("secrets.allow[%d]: %s", e.Index, e.Msg)
+	if e.Where != "" {
+		msg = e.Where + ": " + msg
+	}
+	return msg
+}
+
+// New returns a scanner with the default rules and o's allowlist. The rules
+// are compiled once per process (some 20 ms), on the first call.
+func New(o Options) (*Scanner, error) {
+	det, err := defaultDetector()
+	if err != nil {
+		return nil, err
+	}
+	s := &Scanner{det: det}
+	for i, a := range o.Allow {
+		fail := func(msg string) error { return &AllowError{Index: i, Where: a.Where, Msg: msg} }
+		if len(a.Rules) == 0 && len(a.Paths) == 0 && len(a.Regexes) == 0 {
+			return nil, fail("set at least one of rules, paths and regexes (an empty entry would allow every secret)")
+		}
+		c := allow{rules: a.Rules}
+		for _, p := range a.Paths {
+			if !doublestar.ValidatePattern(p) {
+				return nil, fail(fmt.Sprintf("paths: invalid pattern %q", p))
+			}
+			c.paths = append(c.paths, p)
+		}
+		for _, r := range a.Regexes {
+			re, err := regexp.Compile(r)
+			if err != nil {
+				return nil, fail(fmt.Sprintf("regexes: %v", err))
+			}
+			c.regexes = append(c.regexes, re)
+		}
+		s.allow = append(s.allow, c)
+	}
+	return s, nil
+}
+
+// Default returns the scanner with the default rules and no allowlist,
+// shared by the process.
+func Default() (*Scanner, error) { return defaultScanner() }
+
+var defaultScanner = sync.OnceValues(func() (*Scanner, error) { return New(Options{}) })
+
+// Scan returns the secrets in text, ordered by position. name is what the
+// text is (a project-relative path with forward slashes, or a source id):
+// the allowlists' paths are matched against it, gitleaks' own path rules
+// too. It stops when ctx is done, returning ctx's error.
+func (s *Scanner) Scan(ctx context.Context, name, text string) ([]Finding, error) {
+	if text == "" && name == "" {
+		return nil, nil
+	}
+	raw, err := s.det.detect(ctx, name, text)
+	if err != nil {
+		return nil, err
+	}
+	starts := lineStarts(text)
+	var out []Finding
+	seen := map[[3]any]bool{}
+	for _, r := range raw {
+		f := Finding{Rule: r.rule, Description: r.description}
+		if r.nameOnly {
+			if s.allowed(f, name, "") {
+				continue
+			}
+			out = append(out, f)
+			continue
+		}
+		f.Start, f.End = locate(text, starts, r)
+		f.Line, f.Column = position(text, starts, f.Start)
+		key := [3]any{f.Rule, f.Start, f.End}
+		if seen[key] || s.allowed(f, name, text[f.Start:f.End]) {
+			continue
+		}
+		seen[key] = true
+		out = append(out, f)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Start != out[j].Start {
+			return out[i].Start < out[j].Start
+		}
+		return out[i].Rule < out[j].Rule
+	})
+	return out, nil
+}
+
+// Redact scans text as [Scanner.Scan] does and returns it with every
+// secret replaced (see [Redact]), and the findings.
+func (s *Scanner) Redact(ctx context.Context, name, text string) (string, []Finding, error) {
+	found, err := s.Scan(ctx, name, text)
+	if err != nil {
+		return "", nil, err
+	}
+	return Redact(text, found), found, nil
+}
+
+func (s *Scanner) allowed(f Finding, name, secret string) bool {
+	for _, a := range s.allow {
+		if len(a.rules) > 0 && !slices.Contains(a.rules, f.Rule) {
+			continue
+		}
+		if len(a.paths) > 0 && !slices.ContainsFunc(a.paths, func(p string) bool {
+			ok, _ := doublestar.Match(p, name)
+			return ok
+		}) {
+			continue
+		}
+		if len(a.regexes) > 0 && !slices.ContainsFunc(a.regexes, func(re *regexp.Regexp) bool { return re.MatchString(secret) }) {
+			continue
+		}
+		return true
+	}
+	return false
+}
+
+// Label is what [Redact] puts in place of a secret found by rule.
+func Label(rule string) string { return "[REDACTED:" + rule + "]" }
+
+// Redact returns text with the byte range of every finding replaced by
+// [Label] of its rule. Overlapping ranges are replaced once, under the rule
+// of the finding that starts first; name-only findings and ranges outside
+// text are ignored.
+func Redact(text string, found []Finding) string {
+	type span struct {
+		start, end int
+		rule       string
+	}
+	var spans []span
+	for _, f := range found {
+		if f.End <= f.Start || f.Start < 0 || f.End > len(text) {
+			continue
+		}
+		spans = append(spans, span{f.Start, f.End, f.Rule})
+	}
+	if len(spans) == 0 {
+		return text
+	}
+	sort.SliceStable(spans, func(i, j int) bool { return spans[i].start < spans[j].start })
+	merged := spans[:1]
+	for _, sp := range spans[1:] {
+		last := &merged[len(merged)-1]
+		if sp.start < last.end {
+			last.end = max(last.end, sp.end)
+			continue
+		}
+		merged = append(merged, sp)
+	}
+	var b strings.Builder
+	at := 0
+	for _, sp := range merged {
+		b.WriteString(text[at:sp.start])
+		b.WriteString(Label(sp.rule))
+		at = sp.end
+	}
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// Rules counts findings per rule, in the order of their first finding:
+// "aws-access-token ×2, jwt".
+func Rules(found []Finding) string {
+	var order []string
+	n := map[string]int{}
+	for _, f := range found {
+		if n[f.Rule] == 0 {
+			order = append(order, f.Rule)
+		}
+		n[f.Rule]++
+	}
+	parts := make([]string, len(order))
+	for i, r := range order {
+		parts[i] = r
+		if n[r] > 1 {
+			parts[i] += fmt.Sprintf(" ×%d", n[r])
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// lineStarts returns the byte offset of every line of text: 0, then one
+// past each "\n".
+func lineStarts(text string) []int {
+	starts := []int{0}
+	for i := 0; i < len(text); i++ {
+		if text[i] == '\n' {
+			starts = append(starts, i+1)
+		}
+	}
+	return starts
+}
+
+// position converts a byte offset into a 1-based line and a 1-based column
+// counted in characters.
+func position(text string, starts []int, off int) (line, col int) {
+	i := sort.Search(len(starts), func(i int) bool { return starts[i] > off }) - 1
+	if i < 0 {
+		i = 0
+	}
+	return i + 1, utf8.RuneCountInString(text[starts[i]:off]) + 1
+}

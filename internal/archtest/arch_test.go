@@ -58,7 +58,7 @@ func deps(t *testing.T, pkg string, memo map[string][]string) []string {
 
 func TestLayers(t *testing.T) {
 	memo := map[string][]string{}
-	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance"}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance", "secrets"}
 	for _, tc := range []struct {
 		pkg     string
 		never   []string // packages pkg must not import, directly or not
@@ -75,6 +75,7 @@ func TestLayers(t *testing.T) {
 		{"aggregate/codeview", []string{"manifest", "aggregate", "history", "config", "audit", "render", "discover", "profile"}, "views of one file"},
 		{"schemas", []string{"manifest", "aggregate", "history", "config", "audit", "render", "discover", "profile"}, "the schema stands alone"},
 		{"provenance", []string{"config", "audit"}, "verify and diff take manifests and the options to rebuild with"},
+		{"secrets", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render", "profile", "provenance", "measure"}, "finding credentials in text is a leaf"},
 	} {
 		for _, d := range deps(t, tc.pkg, memo) {
 			for _, n := range tc.never {
@@ -122,7 +123,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 	}
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
 	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
-		"schemas", "config", "profile", "internal/fileio", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table"} {
+		"schemas", "config", "profile", "provenance", "secrets", "internal/fileio", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table"} {
 		bp, err := build.Import(module+pkg, root(t), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", pkg, err)

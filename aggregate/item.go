@@ -146,6 +146,9 @@ type Item struct {
 	// line and the fenced Content) as it appears in the document, not
 	// Content alone; zero when the item is not aggregated.
 	Emitted Measured `json:"emitted"`
+	// Redacted lists the credentials replaced in the file's text before its
+	// view was made (Options.Redact); nil when none were.
+	Redacted *Redaction `json:"redacted,omitempty"`
 	// MTime is the file's modification time; zero for missing files.
 	MTime time.Time `json:"mtime,omitzero"`
 	// Slices reports the resolution of every custom slice.

@@ -9,6 +9,10 @@ import (
 // sep joins blocks and sections.
 const sep = "\n\n---\n\n"
 
+// Separator joins the blocks of the files and the sections of the output:
+// a blank line, a thematic break and a blank line.
+const Separator = sep
+
 func codeSpan(label string) string { return mdtext.CodeSpan(label) }
 
 // FilesSection renders "## {title}\n\n" and the blocks of the aggregated

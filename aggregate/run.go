@@ -22,6 +22,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // Strategy selects how the files section is rendered.
@@ -111,6 +112,10 @@ type Options struct {
 	// Progress, when set, is called after each file with the number done
 	// and the total, from any goroutine, one call at a time.
 	Progress func(done, total int)
+	// Redact, when not nil, replaces every credential it finds in a text
+	// file with "[REDACTED:rule]" before the file's view is made, so that
+	// no view holds one; Item.Redacted records them.
+	Redact *secrets.Scanner
 }
 
 func (o Options) tier3() bool { return o.Tier3 || len(o.Focus) > 0 }
@@ -365,12 +370,22 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	if d.err != "" {
 		return fail(d.err)
 	}
-	res := View(ctx, o.Engine, t.label, d.src, t.file, mode)
+	text := d.src
+	if o.Redact != nil {
+		red, err := redact(ctx, o.Redact, t.label, d.src)
+		if err != nil {
+			return fail("cannot scan " + t.label + " for secrets: " + err.Error())
+		}
+		if red != nil {
+			it.Redacted, text = red, []byte(red.Text)
+		}
+	}
+	res := View(ctx, o.Engine, t.label, text, t.file, mode)
 	it.ViewMode, it.Language, it.Fallback, it.Slices = res.Mode, res.Language, res.Fallback, res.Slices
 	it.Content, it.fence = res.Text, res.Fence
 	it.Status = StatusOK
 	if o.budgeted() {
-		it.src = d.src
+		it.src = text
 	}
 	switch {
 	case res.Binary:

@@ -4,11 +4,15 @@
 // [Run] checks every source row in order (missing or unreadable files,
 // duplicates and equivalences, audience mismatches, oversized sources,
 // truncation, natives without evidence), then what the agent's profile
-// found (its own cuts, imports, limits), then the aggregated files, and
-// last the rendered total against the thresholds. A missing file that
-// nobody named (the manifest's implicit_sources) is info, so a check
-// passes on an ordinary repository; everything named explicitly keeps the
-// warning. It never looks at source text beyond the manifest's sizes.
+// found (its own cuts, imports, limits), then the aggregated files, then
+// the text that is sent (every included fragment, every aggregated file's
+// block, the discussion history) for credentials, and last the rendered
+// total against the thresholds. A missing file that nobody named (the
+// manifest's implicit_sources) is info, so a check passes on an ordinary
+// repository; everything named explicitly keeps the warning. A credential
+// is an error: `secret` findings name the rule and the line, never the
+// secret. The audit reads no file: everything it checks is in the
+// manifest.
 //
 // [Write] prints a [Report] in every format of `ctx audit` (see
 // [Formats]); [Document] is the JSON document, for runtimes to decode:
@@ -19,6 +23,7 @@
 package audit
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strconv"
@@ -27,24 +32,38 @@ import (
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/render"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // Severity ranks a finding.
 type Severity string
 
-// Severities, in increasing order.
+// Severities, in increasing order. An error is something that must not
+// be sent as it is (a credential); --check fails on it at every level.
 const (
 	Info    Severity = "info"
 	Warning Severity = "warning"
+	Error   Severity = "error"
 )
 
-// ParseSeverity checks s: info or warning.
+// rank orders the severities: info 0, warning 1, error 2.
+func (s Severity) rank() int {
+	switch s {
+	case Warning:
+		return 1
+	case Error:
+		return 2
+	}
+	return 0
+}
+
+// ParseSeverity checks s: info, warning or error.
 func ParseSeverity(s string) (Severity, error) {
 	switch v := Severity(s); v {
-	case Info, Warning:
+	case Info, Warning, Error:
 		return v, nil
 	}
-	return "", fmt.Errorf("must be info or warning, not %q", s)
+	return "", fmt.Errorf("must be info, warning or error, not %q", s)
 }
 
 // Code names what a finding is about.
@@ -123,6 +142,9 @@ type Finding struct {
 	Code      Code     `json:"code"`
 	Severity  Severity `json:"severity"`
 	RelatedID string   `json:"related_id"`
+	// Line is the line of the file the finding points at, when it is
+	// known (a secret's line); 0 otherwise.
+	Line int `json:"line,omitempty"`
 	// Message says what is wrong with its numbers, for people:
 	// "8,639 tokens, over 2,000 per source". Paths in it show the home
 	// directory as ~ (see [WriteOptions.Home]). Every code has one (see
@@ -159,30 +181,58 @@ type Report struct {
 	Native NativeTotal
 }
 
-// Error is an invalid threshold.
-type Error struct{ Msg string }
+// InputError is an invalid input of [Run]: a threshold, or an estimator
+// that is not the manifest's.
+type InputError struct{ Msg string }
 
-func (e *Error) Error() string { return e.Msg }
+func (e *InputError) Error() string { return e.Msg }
 
-// Run audits m. The total is measured on the rendered text with est, which
-// must be the estimator the manifest names, so that source and total tokens
-// are counted alike; nil uses that estimator (measure.EstimatorNamed), and
-// the default for a manifest that names none. Each finding gets its
-// message, with the process's home directory shown as ~ ([Write] and
-// [NewDocument] write them again for [WriteOptions.Home]).
+// Options are the inputs of [RunContext] besides the manifest.
+type Options struct {
+	// Thresholds bound tokens per source and in total.
+	Thresholds Thresholds
+	// Estimator counts the rendered total; it must be the estimator the
+	// manifest names, and nil uses that one (see [Run]).
+	Estimator measure.Estimator
+	// Secrets scans every emitted fragment, aggregated file and the
+	// discussion history for credentials (secret findings, severity
+	// error); nil uses secrets.Default(), the default rules with no
+	// allowlist.
+	Secrets *secrets.Scanner
+	// NoSecrets skips the scan.
+	NoSecrets bool
+}
+
+// Run audits m with the default secret scan: [RunContext] with the
+// thresholds and estimator and a background context.
+//
+// The total is measured on the rendered text with est, which must be the
+// estimator the manifest names, so that source and total tokens are
+// counted alike; nil uses that estimator (measure.EstimatorNamed), and the
+// default for a manifest that names none. Each finding gets its message,
+// with the process's home directory shown as ~ ([Write] and [NewDocument]
+// write them again for [WriteOptions.Home]).
 func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, error) {
+	return RunContext(context.Background(), m, Options{Thresholds: th, Estimator: est})
+}
+
+// RunContext audits m: the sources' rows, what the agent's profile found,
+// the aggregated files, the secrets in the text sent, and the total. It
+// stops when ctx is done.
+func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, error) {
+	th, est := o.Thresholds, o.Estimator
 	for _, v := range []struct {
 		name string
 		v    float64
 	}{{"layer_tokens", th.LayerTokens}, {"total_tokens", th.TotalTokens}} {
 		if math.IsNaN(v.v) || v.v < 0 {
-			return nil, &Error{Msg: v.name + " must be a nonnegative number or inf"}
+			return nil, &InputError{Msg: v.name + " must be a nonnegative number or inf"}
 		}
 	}
 	if est == nil && m.Estimator != "" {
 		named, err := measure.EstimatorNamed(m.Estimator)
 		if err != nil {
-			return nil, &Error{Msg: "the manifest's estimator: " + err.Error()}
+			return nil, &InputError{Msg: "the manifest's estimator: " + err.Error()}
 		}
 		est = named
 	}
@@ -190,7 +240,7 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 		est = measure.Default()
 	}
 	if m.Estimator != "" && m.Estimator != est.Name() {
-		return nil, &Error{Msg: fmt.Sprintf("the manifest counts tokens with %q, not %q: audit it with that estimator", m.Estimator, est.Name())}
+		return nil, &InputError{Msg: fmt.Sprintf("the manifest counts tokens with %q, not %q: audit it with that estimator", m.Estimator, est.Name())}
 	}
 	rep := &Report{Manifest: m, Agent: m.Agent, Estimator: m.Estimator, Thresholds: th, Sources: m.Sources, Findings: []Finding{}}
 	byID := map[string]*manifest.Source{}
@@ -248,6 +298,21 @@ func Run(m *manifest.Manifest, th Thresholds, est measure.Estimator) (*Report, e
 	rep.Findings = append(rep.Findings, profileFindings(m)...)
 	rep.Native = nativeTotal(m)
 	rep.Findings = append(rep.Findings, fileFindings(m)...)
+	rep.Findings = append(rep.Findings, redactionFindings(m)...)
+	if !o.NoSecrets {
+		sc := o.Secrets
+		if sc == nil {
+			var err error
+			if sc, err = secrets.Default(); err != nil {
+				return nil, err
+			}
+		}
+		found, err := secretFindings(ctx, m, sc)
+		if err != nil {
+			return nil, err
+		}
+		rep.Findings = append(rep.Findings, found...)
+	}
 	text := []byte(render.Text(m))
 	rep.Total = measure.Measure(text, est)
 	if float64(rep.Total.Tokens) > th.TotalTokens {
@@ -264,7 +329,7 @@ func (r *Report) Fails(level Severity) bool { return r.Count(level) > 0 }
 func (r *Report) Count(level Severity) int {
 	n := 0
 	for _, f := range r.Findings {
-		if level == Info || f.Severity == Warning {
+		if f.Severity.rank() >= level.rank() {
 			n++
 		}
 	}

@@ -10,13 +10,13 @@ import (
 //
 //	::warning file=AGENTS.md,line=201,title=truncated::project_agents: cut at 200 lines by budget project, 3,486 chars omitted
 //
-// ::warning for warnings, ::notice for info; file (relative to the root)
+// ::error for errors, ::warning for warnings, ::notice for info; file (relative to the root)
 // and line only where known. Nothing is written without findings.
 func writeGitHub(b *bytes.Buffer, rep *Report, o WriteOptions) {
 	l := newLocator(rep, o)
 	for _, f := range rep.Findings {
-		cmd := "warning"
-		if f.Severity != Warning {
+		cmd := map[Severity]string{Error: "error", Warning: "warning"}[f.Severity]
+		if cmd == "" {
 			cmd = "notice"
 		}
 		var props []string

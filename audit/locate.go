@@ -97,6 +97,9 @@ func (l locator) locate(f Finding) location {
 		if s := orphan(file, f); f.Code == CodeSliceOrphaned && s != nil {
 			loc.line = s.StartLine
 		}
+		if f.Code == CodeSecret {
+			loc.line = f.Line
+		}
 		return loc
 	case src != nil:
 		if src.Path == "" {
@@ -111,6 +114,8 @@ func (l locator) locate(f Finding) location {
 			if p := l.rel(src.Path); p != "" {
 				return location{path: p, line: firstCutLine(src)}
 			}
+		case CodeSecret:
+			return location{path: l.rel(src.Path), line: f.Line}
 		}
 		return location{path: l.rel(src.Path)}
 	case f.SourceID == "":

@@ -136,6 +136,12 @@ var rules = []struct {
 		}
 		return "custom slice " + where + " not found in the file; not shown"
 	}},
+	{Rule{CodeSecret, "A credential is in the text sent to the agent."}, ofAny, func(a about) string {
+		return a.f.Message
+	}},
+	{Rule{CodeRedacted, "Credentials were replaced by [REDACTED:rule] before the text was sent."}, ofAny, func(a about) string {
+		return a.f.Message
+	}},
 	{Rule{CodeOversizedTotal, "The rendered context has more tokens than the total limit."}, ofTotal, func(a about) string {
 		return count(a.rep.Total.Tokens, "token") + " in total, over " + number(a.rep.Thresholds.TotalTokens)
 	}},
@@ -149,6 +155,9 @@ const (
 	ofSource subject = iota
 	ofFile
 	ofTotal
+	// ofAny: a finding whose message is written when it is raised (a
+	// secret, in a source, a file or the history)
+	ofAny
 )
 
 // about is what a message is written from: the finding, the report, and

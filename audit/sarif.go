@@ -103,8 +103,8 @@ func writeSARIF(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 		if _, ok := index[f.Code]; !ok {
 			addRule(f.Code, string(f.Code))
 		}
-		level := "warning"
-		if f.Severity != Warning {
+		level := map[Severity]string{Error: "error", Warning: "warning"}[f.Severity]
+		if level == "" {
 			level = "note"
 		}
 		loc := l.locate(f)

@@ -53,7 +53,8 @@ func fileItems(es []FileEntry) []aggregate.FileItem {
 // dir (the project directory) and a leading ~ against home, as every path
 // in ctx.toml does. Keys the file does not set keep their defaults:
 // base_dir the project directory, output_dir ".ctx/out", namespace "ctx",
-// strategy auto, no token limits. The estimator is the file's (nil, the
+// strategy auto, no token limits, no redaction unless [secrets] redact is
+// true (then with the allowlist). The estimator is the file's (nil, the
 // default, when it sets none).
 func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	o := aggregate.Options{
@@ -96,6 +97,9 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	// kept when a caller clears OutputDir (--stdout): earlier outputs must
 	// not feed back into the files section
 	o.SkipDirs = []string{o.OutputDir}
+	if c.Secrets.Redact != nil && *c.Secrets.Redact {
+		o.Redact = c.Secrets.scanner
+	}
 	return o
 }
 

@@ -47,6 +47,9 @@ type Config struct {
 	// RelativePaths is relative_paths: record paths relative to the
 	// project directory (manifest.Options.RelativePaths); nil when absent.
 	RelativePaths *bool
+
+	// Secrets is the [secrets] table; see secrets.go.
+	Secrets Secrets
 }
 
 // SharedPath is the shared_path key: a path, false, or absent.
@@ -117,7 +120,7 @@ func Decode(file string, data []byte) (*Config, error) {
 	t := d.table()
 	if err := t.CheckKeys("agent", "profile", "workspace_dir", "shared_path", "native_paths", "discover", "estimator",
 		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion",
-		"relative_paths"); err != nil {
+		"relative_paths", "secrets"); err != nil {
 		return nil, err
 	}
 	if err := decodeCore(t, c); err != nil {
@@ -127,6 +130,9 @@ func Decode(file string, data []byte) (*Config, error) {
 		return nil, err
 	}
 	if err := decodeDiscussion(t, c); err != nil {
+		return nil, err
+	}
+	if err := decodeSecrets(t, c); err != nil {
 		return nil, err
 	}
 	return c, nil

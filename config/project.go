@@ -107,7 +107,7 @@ func (p *Project) where(line int) string { return fmt.Sprintf("%s:%d", p.Config.
 // discovery (agent, workspace, shared file, natives, [[sources]]), the
 // budgets, the estimator (of every stage), the aggregated files when
 // [files] or [screenshots] is present, the history when [discussion] is,
-// the profile and relative_paths. The agent is "" when the file sets none
+// the profile, relative_paths, and [secrets] (redact and the allowlist). The agent is "" when the file sets none
 // (manifest.Build then uses the profile's name, else generic). A caller
 // that changes the estimator uses Options.SetEstimator, so that every
 // stage counts alike.
@@ -154,6 +154,10 @@ func (p *Project) ManifestOptions() manifest.Options {
 		o.Files = &f
 	}
 	o.History = p.HistoryOptions()
+	o.Secrets = c.SecretsOptions()
+	if c.Secrets.Redact != nil {
+		o.Redact = *c.Secrets.Redact
+	}
 	return o
 }
 

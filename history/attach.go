@@ -161,6 +161,11 @@ func injectAttachments(ctx context.Context, msgs []Message, o Options, rep *Repo
 	if err != nil {
 		return err
 	}
+	if o.Redact != nil {
+		if err := redactAttachments(ctx, o.Redact, keys, contents, rep); err != nil {
+			return err
+		}
+	}
 	for i := range msgs {
 		if err := ctx.Err(); err != nil {
 			return err

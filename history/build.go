@@ -48,6 +48,9 @@ type Report struct {
 	// Pressure is the assessment that chose the mode under CleanupAuto;
 	// nil otherwise.
 	Pressure *PressureAssessment `json:"pressure,omitempty"`
+	// Redactions lists the credentials replaced (Options.Redact), in
+	// message order then attachments; absent when none were.
+	Redactions []Redaction `json:"redactions,omitempty"`
 }
 
 // Build prepares messages for a model, as the original's buildContext does:
@@ -96,6 +99,11 @@ func Build(ctx context.Context, messages []Message, opts Options) (Result, error
 	out := make([]Message, len(sel.idx))
 	for i, j := range sel.idx {
 		out[i] = messages[j].Clone()
+	}
+	if opts.Redact != nil {
+		if err := redactMessages(ctx, opts.Redact, out, &rep); err != nil {
+			return Result{}, err
+		}
 	}
 	if opts.ToolCleanupMode == CleanupAuto {
 		po := opts.Pressure

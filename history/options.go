@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+	"github.com/ctxaudit/ctx/secrets"
 
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -157,6 +158,13 @@ type Options struct {
 	// MarkMissingAttachments leaves a visible block for an attachment that
 	// could not be read (missing, empty or failed), instead of dropping it.
 	MarkMissingAttachments bool
+
+	// Redact, when not nil, replaces every credential it finds with
+	// "[REDACTED:rule]" in the messages kept (text, reasoning, OCR
+	// results, tool arguments and results) before they are cleaned up and
+	// cut, and in attachment contents before they are injected;
+	// Report.Redactions records them.
+	Redact *secrets.Scanner
 }
 
 // Rounds returns a pointer to n, for KeepToolCallRounds.

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/version"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // DefaultMaxSourceBytes bounds how much of one source file is read. A larger
@@ -57,6 +58,15 @@ type Options struct {
 	// with the home directory (Discover.Home, else the process's) as ~:
 	// see [Relativize].
 	RelativePaths bool
+	// Redact replaces every credential found in the text that is sent
+	// with "[REDACTED:rule]": in each included source before its budget
+	// cuts it (so that a cut never leaves part of a secret), in each
+	// aggregated file before its view is made, and in the history's
+	// messages and attachments. Manifest.Redactions records each one with
+	// the hashes before and after.
+	Redact bool
+	// Secrets is the allowlist of the scan (Redact).
+	Secrets secrets.Options
 }
 
 // SetEstimator makes est count every token of the manifest: it sets
@@ -138,17 +148,28 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 	if opts.History != nil && opts.History.Options.Estimator != nil && opts.History.Options.Estimator.Name() != est.Name() {
 		return nil, &EstimatorError{Stage: "history", Got: opts.History.Options.Estimator.Name(), Manifest: est.Name()}
 	}
-	m, err := buildSources(ctx, opts)
+	var sc *secrets.Scanner
+	if opts.Redact {
+		var err error
+		if sc, err = secrets.New(opts.Secrets); err != nil {
+			return nil, err
+		}
+	}
+	m, err := buildSources(ctx, opts, sc)
 	if err != nil {
 		return nil, err
 	}
 	if opts.Files != nil {
-		if err := addFiles(ctx, m, *opts.Files, est); err != nil {
+		f := *opts.Files
+		f.Redact = sc
+		if err := addFiles(ctx, m, f, est); err != nil {
 			return nil, err
 		}
 	}
 	if opts.History != nil {
-		if err := addHistory(ctx, m, *opts.History, est); err != nil {
+		h := *opts.History
+		h.Options.Redact = sc
+		if err := addHistory(ctx, m, h, est); err != nil {
 			return nil, err
 		}
 	}
@@ -162,8 +183,9 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 	return m, nil
 }
 
-// buildSources is step 1 of Build: the instruction sources alone.
-func buildSources(ctx context.Context, opts Options) (*Manifest, error) {
+// buildSources is step 1 of Build: the instruction sources alone, redacted
+// by sc when it is not nil.
+func buildSources(ctx context.Context, opts Options, sc *secrets.Scanner) (*Manifest, error) {
 	disc, chain, err := Discover(ctx, opts)
 	if err != nil {
 		return nil, err
@@ -198,6 +220,17 @@ func buildSources(ctx context.Context, opts Options) (*Manifest, error) {
 		m.Budgets = Budgets{}
 	}
 	decide(rows, disc.Agent)
+	if sc != nil {
+		for i := range rows {
+			red, err := redactRow(ctx, sc, &rows[i], disc.ProjectDir)
+			if err != nil {
+				return nil, err
+			}
+			if red != nil {
+				m.Redactions = append(m.Redactions, *red)
+			}
+		}
+	}
 	applyBudgets(rows, opts.Budgets, est)
 	for i := range rows {
 		if rows[i].c.Implicit {
@@ -274,6 +307,8 @@ type row struct {
 	// tokenBudget: the row's budget has max_tokens (maxTokens is then set)
 	tokenBudget bool
 	maxTokens   measure.Limit
+	// redacted is the text after redaction, nil when nothing was replaced
+	redacted []byte
 }
 
 func read(c discover.Candidate, max int64) row {
@@ -440,15 +475,17 @@ func applyBudgets(rows []row, bs Budgets, est measure.Estimator) {
 		r.budget = name
 		r.maxChars, r.maxLines = p.chars, p.lines
 		r.tokenBudget, r.maxTokens = p.tokens.IsSet(), p.tokens
-		out := Cut(r.raw, p.chars, p.lines)
+		// the text to send: the file's bytes, or what redaction left of them
+		full := r.emitted
+		out := Cut(full, p.chars, p.lines)
 		if r.tokenBudget {
 			out = CutTokens(out, p.tokens, est)
 		}
 		r.emitted = out
-		r.truncated = !bytes.Equal(out, r.raw)
+		r.truncated = !bytes.Equal(out, full)
 		ec, el := measure.Chars(out), measure.Lines(out)
-		r.omittedChars = measure.Chars(r.raw) - ec
-		r.omittedLines = measure.Lines(r.raw) - el
+		r.omittedChars = measure.Chars(full) - ec
+		r.omittedLines = measure.Lines(full) - el
 		p.chars = p.chars.Minus(int64(ec))
 		p.lines = p.lines.Minus(int64(el))
 		if r.tokenBudget {
@@ -548,6 +585,9 @@ func (r *row) source(est measure.Estimator) Source {
 		omitted := 0
 		if s.SourceTokens != nil {
 			omitted = max(*s.SourceTokens-e.Tokens, 0)
+		}
+		if r.redacted != nil {
+			omitted = max(est.Tokens(r.redacted)-e.Tokens, 0)
 		}
 		s.MaxTokens, s.OmittedTokens = r.maxTokens, &omitted
 	}

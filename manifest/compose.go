@@ -66,6 +66,7 @@ func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure
 		return err
 	}
 	m.Files = append(m.Files, FileRows(res)...)
+	m.Redactions = append(m.Redactions, fileRedactions(res)...)
 	if res.Static != "" {
 		m.Sections = append(m.Sections, NewSection(SectionFiles, res.Static+"\n", o.Estimator))
 	}
@@ -201,6 +202,7 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 		m.Sections = append(m.Sections, NewSection(SectionHistory, text, o.Estimator))
 	}
 	rep := res.Report
+	m.Redactions = append(m.Redactions, historyRedactions(rep)...)
 	dropped := map[history.DropReason]int{}
 	for _, dr := range rep.Dropped {
 		dropped[dr.Reason]++

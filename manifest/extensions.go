@@ -1,6 +1,8 @@
 package manifest
 
 import (
+	"strings"
+
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/measure"
@@ -112,4 +114,59 @@ type History struct {
 func NewSection(id SectionID, text string, est measure.Estimator) Section {
 	z := measure.Measure([]byte(text), est)
 	return Section{ID: id, Text: text, Bytes: z.Bytes, Chars: z.Chars, Lines: z.Lines, Tokens: z.Tokens, Hash: measure.Hash([]byte(text))}
+}
+
+// FileBlock is the text of one aggregated file's block in the files
+// section: what aggregate.Item.Block returned for it.
+type FileBlock struct {
+	// Row is the index of the file's row in Manifest.Files.
+	Row int
+	// Offset is the byte offset of the block in the section's text.
+	Offset int
+	Text   string
+}
+
+// FileBlocks finds the block of every project file row with emitted text
+// in the files section, in order, by the rows' emitted sizes and hashes:
+// the section is "## {title}\n\n" and the blocks joined by
+// aggregate.Separator. ok is false when the section does not hold the
+// blocks as the rows record them (the blocks found until then are
+// returned); a manifest without files has none, and ok.
+func (m *Manifest) FileBlocks() (blocks []FileBlock, ok bool) {
+	var text string
+	found := false
+	for _, s := range m.Sections {
+		if s.ID == SectionFiles {
+			text, found = s.Text, true
+			break
+		}
+	}
+	off := -1
+	for i, r := range m.Files {
+		if r.Kind != "" || r.EmittedBytes == 0 {
+			continue
+		}
+		if !found {
+			return blocks, false
+		}
+		if off < 0 {
+			nl := strings.Index(text, "\n\n")
+			if !strings.HasPrefix(text, "## ") || nl < 0 {
+				return blocks, false
+			}
+			off = nl + 2
+		} else {
+			if !strings.HasPrefix(text[off:], aggregate.Separator) {
+				return blocks, false
+			}
+			off += len(aggregate.Separator)
+		}
+		end := off + r.EmittedBytes
+		if end > len(text) || measure.Hash([]byte(text[off:end])) != r.EmittedHash {
+			return blocks, false
+		}
+		blocks = append(blocks, FileBlock{Row: i, Offset: off, Text: text[off:end]})
+		off = end
+	}
+	return blocks, true
 }

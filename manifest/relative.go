@@ -58,6 +58,7 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 		p.Issues = append([]ProfileIssue{}, m.Profile.Issues...)
 		out.Profile = &p
 	}
+	out.Redactions = append([]Redaction(nil), m.Redactions...)
 	if m.Relative() {
 		return &out, nil
 	}
@@ -98,6 +99,9 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 	}
 	if out.History != nil {
 		out.History.File = r.path(out.History.File)
+	}
+	for i := range out.Redactions {
+		out.Redactions[i].ID = rename(out.Redactions[i].ID)
 	}
 	if p := out.Profile; p != nil {
 		p.Root = r.path(p.Root)

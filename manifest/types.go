@@ -48,6 +48,9 @@ type Manifest struct {
 	// ~/.config/agents/GLOBAL.md when nothing gave its path). The audit
 	// reports such a source that is missing as info, not a warning.
 	ImplicitSources []string `json:"implicit_sources,omitempty"`
+	// Redactions lists the credentials replaced in the text sent
+	// (Options.Redact), in rendering order; absent when none were.
+	Redactions []Redaction `json:"redactions,omitempty"`
 }
 
 // Tool describes the program that wrote the manifest.

@@ -277,6 +277,16 @@ func Rules(found []Finding) string {
 	return strings.Join(parts, ", ")
 }
 
+// Summary counts redacted findings for people: "1 credential redacted
+// (jwt)", "3 credentials redacted (aws-access-token ×2, jwt)".
+func Summary(found []Finding) string {
+	noun := "credentials"
+	if len(found) == 1 {
+		noun = "credential"
+	}
+	return fmt.Sprintf("%d %s redacted (%s)", len(found), noun, Rules(found))
+}
+
 // lineStarts returns the byte offset of every line of text: 0, then one
 // past each "\n".
 func lineStarts(text string) []int {

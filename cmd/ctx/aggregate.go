@@ -55,6 +55,7 @@ Examples:
 			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by relative path or base name (repeatable)"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: none; default: [files] max_tokens, else none)"},
 			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: none; default: [files] max_file_tokens, else none)"},
+			&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] before views are made (default: redact in [secrets] of ctx.toml)"},
 			estimatorFlag()),
 		Action: func(c *cli.Context) error { return e.aggregate(c) },
 	}}
@@ -168,6 +169,14 @@ func (e *env) aggregate(c *cli.Context) error {
 	if c.Bool("stdout") || format == "json" {
 		o.OutputDir = ""
 	}
+	if c.IsSet("redact") {
+		o.Redact = nil
+		if c.Bool("redact") {
+			if o.Redact, err = scanner(c); err != nil {
+				return err
+			}
+		}
+	}
 	bar := e.progress("aggregating")
 	o.Progress = bar.update
 	res, err := aggregate.Run(c.Context, o)
@@ -178,6 +187,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	for _, it := range res.Items {
 		e.itemWarnings(it)
 	}
+	e.redactionNote(res.RedactionSummary())
 	for _, sh := range res.Screenshots {
 		if sh.Error != "" {
 			fmt.Fprintf(e.stderr, "ctx: warning: screenshot %s\n", sh.Error)

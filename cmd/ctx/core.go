@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/ctxaudit/ctx/secrets"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -40,7 +41,8 @@ func coreCommands(e *env) []*cli.Command {
 			ArgsUsage: " ",
 			Flags: append(commonFlags(), estimatorFlag(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
-				&cli.BoolFlag{Name: "relative", Usage: "record paths relative to the project directory, home as ~ (default: relative_paths in ctx.toml)"}),
+				&cli.BoolFlag{Name: "relative", Usage: "record paths relative to the project directory, home as ~ (default: relative_paths in ctx.toml)"},
+				&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] (default: redact in [secrets] of ctx.toml)"}),
 			Action: func(c *cli.Context) error { return e.manifest(c) },
 		},
 		{
@@ -48,11 +50,13 @@ func coreCommands(e *env) []*cli.Command {
 			Usage: "print the rendered context, or write it with -o",
 			Description: "Examples:\n" +
 				"   ctx render --agent claude > context.md\n" +
-				"   ctx render --manifest context.manifest.json -o context.md",
+				"   ctx render --manifest context.manifest.json -o context.md\n" +
+				"   ctx render --redact -o context.md   # credentials replaced by [REDACTED:rule]",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(), estimatorFlag(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
-				&cli.StringFlag{Name: "manifest", Usage: "render a stored manifest `FILE` instead of building one"}),
+				&cli.StringFlag{Name: "manifest", Usage: "render a stored manifest `FILE` instead of building one"},
+				&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] (default: redact in [secrets] of ctx.toml)"}),
 			Action: func(c *cli.Context) error { return e.render(c) },
 		},
 		{
@@ -71,7 +75,7 @@ func coreCommands(e *env) []*cli.Command {
 				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json, markdown, github or sarif"},
 				&cli.BoolFlag{Name: "wide", Usage: "print every column of the table, however wide"},
 				&cli.BoolFlag{Name: "check", Usage: "exit 1 when a finding at the --fail-on level exists"},
-				&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "`LEVEL` that fails --check: info or warning"},
+				&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "`LEVEL` that fails --check: info, warning or error"},
 				&cli.StringFlag{Name: "manifest", Usage: "audit a stored manifest `FILE` instead of building one"},
 				&cli.StringFlag{Name: "layer-tokens", Usage: "`N` tokens above which a source is oversized (or inf)"},
 				&cli.StringFlag{Name: "total-tokens", Usage: "`N` tokens above which the total is oversized (or inf)"}),
@@ -151,6 +155,9 @@ func build(c *cli.Context) (*config.Project, *manifest.Manifest, error) {
 	if c.IsSet("relative") {
 		o.RelativePaths = c.Bool("relative")
 	}
+	if c.IsSet("redact") {
+		o.Redact = c.Bool("redact")
+	}
 	m, err := manifest.Build(c.Context, o)
 	if err != nil {
 		return nil, nil, err
@@ -179,7 +186,18 @@ func (e *env) manifest(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return e.output(c, data)
+	if err := e.output(c, data); err != nil {
+		return err
+	}
+	e.redactionNote(m.RedactionSummary())
+	return nil
+}
+
+// redactionNote says on stderr what --redact replaced, if anything.
+func (e *env) redactionNote(summary string) {
+	if summary != "" {
+		fmt.Fprintf(e.stderr, "ctx: %s\n", summary)
+	}
 }
 
 func (e *env) render(c *cli.Context) error {
@@ -188,15 +206,54 @@ func (e *env) render(c *cli.Context) error {
 	}
 	var m *manifest.Manifest
 	var err error
-	if p := c.String("manifest"); p != "" {
-		m, err = storedManifest(c, p)
+	if file := c.String("manifest"); file != "" {
+		m, err = storedManifest(c, file)
+		if err == nil {
+			return e.renderStored(c, m)
+		}
 	} else {
 		_, m, err = build(c)
 	}
 	if err != nil {
 		return err
 	}
-	return e.output(c, []byte(render.Text(m)))
+	if err := e.output(c, []byte(render.Text(m))); err != nil {
+		return err
+	}
+	e.redactionNote(m.RedactionSummary())
+	return nil
+}
+
+// renderStored renders a stored manifest; with --redact (or redact in
+// [secrets]) the text is scanned and redacted as it is written, which the
+// stored manifest cannot record.
+func (e *env) renderStored(c *cli.Context, m *manifest.Manifest) error {
+	p, err := loadProject(c)
+	if err != nil {
+		return err
+	}
+	redact := p.Config.Secrets.Redact != nil && *p.Config.Secrets.Redact
+	if c.IsSet("redact") {
+		redact = c.Bool("redact")
+	}
+	if !redact {
+		return e.output(c, []byte(render.Text(m)))
+	}
+	sc, err := p.Config.Scanner()
+	if err != nil {
+		return err
+	}
+	text, found, err := render.Redact(c.Context, m, sc)
+	if err != nil {
+		return err
+	}
+	if err := e.output(c, []byte(text)); err != nil {
+		return err
+	}
+	if len(found) > 0 {
+		e.redactionNote(secrets.Summary(found) + " in the rendered text")
+	}
+	return nil
 }
 
 // storedManifest reads the manifest file; with --estimator, the manifest
@@ -247,8 +304,12 @@ func (e *env) audit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	sc, err := p.Config.Scanner()
+	if err != nil {
+		return err
+	}
 	// the total is counted with the estimator the manifest names
-	rep, err := audit.Run(m, th, nil)
+	rep, err := audit.RunContext(c.Context, m, audit.Options{Thresholds: th, Secrets: sc})
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/ctxaudit/ctx/secrets"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -64,6 +65,7 @@ Examples:
 			&cli.BoolFlag{Name: "mark-missing-attachments", Usage: "fix: a visible block for an attachment that could not be read"},
 			&cli.IntFlag{Name: "max-error-result-chars", Usage: "fix: bound error tool results to `N` characters (0: whole)", DefaultText: "0, 2000 with --fixes"},
 			&cli.IntFlag{Name: "max-inline-bytes", Usage: "fix: cut attachment content to `N` bytes (0: no cap)", DefaultText: "0, 262144 with --fixes"},
+			&cli.BoolFlag{Name: "redact", Usage: "replace each credential in the messages and attachments with [REDACTED:rule] (the default rules, no allowlist)"},
 			estimatorFlag(),
 		},
 		Action: func(c *cli.Context) error { return e.messages(c) },
@@ -97,6 +99,11 @@ func (e *env) messages(c *cli.Context) error {
 	}
 	o := d.HistoryOptions()
 	o.Estimator = est
+	if c.Bool("redact") {
+		if o.Redact, err = secrets.Default(); err != nil {
+			return err
+		}
+	}
 	att := ""
 	if d.Attachments != nil {
 		att = *d.Attachments
@@ -108,6 +115,13 @@ func (e *env) messages(c *cli.Context) error {
 		return usagef("--attachments: %v", ae.Err)
 	case err != nil:
 		return err
+	}
+	var found []secrets.Finding
+	for _, r := range res.Report.Redactions {
+		found = append(found, r.Secrets...)
+	}
+	if len(found) > 0 {
+		defer e.redactionNote(secrets.Summary(found) + " in the messages")
 	}
 	var out bytes.Buffer
 	if format == "markdown" {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/ctxaudit/ctx/secrets"
 	"strings"
 	"unicode"
 
@@ -56,6 +57,16 @@ func loadProject(c *cli.Context) (*config.Project, error) {
 		return nil, usagef("--project-dir: must not be empty")
 	}
 	return config.LoadProject(config.ProjectOptions{Dir: c.String("project-dir"), File: c.String("config")})
+}
+
+// scanner is the secret scanner of the project's configuration (its
+// [[secrets.allow]] entries).
+func scanner(c *cli.Context) (*secrets.Scanner, error) {
+	p, err := loadProject(c)
+	if err != nil {
+		return nil, err
+	}
+	return p.Config.Scanner()
 }
 
 // manifestOptions loads the project and maps the flags of c onto its

@@ -1,0 +1,55 @@
+package aggregate
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/secrets"
+)
+
+// Redaction records the credentials replaced in a file's text.
+type Redaction struct {
+	// Secrets are the credentials found in the file: the rule, the line
+	// and the column of each (never the secret).
+	Secrets []secrets.Finding `json:"secrets"`
+	// HashAfter is the BLAKE3 of the text after redaction, the text the
+	// view was made from; the file's own hash is Item.Source.Hash.
+	HashAfter string `json:"hash_after"`
+	// Text is the redacted text.
+	Text string `json:"-"`
+}
+
+// redact scans a file's bytes and returns its redaction, or nil when the
+// file has no credential or is not text (invalid UTF-8 or a NUL byte: a
+// binary file is never shown).
+func redact(ctx context.Context, sc *secrets.Scanner, label string, src []byte) (*Redaction, error) {
+	if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
+		return nil, nil
+	}
+	text, found, err := sc.Redact(ctx, label, string(src))
+	if err != nil || len(found) == 0 {
+		return nil, err
+	}
+	return &Redaction{Secrets: found, HashAfter: measure.Hash([]byte(text)), Text: text}, nil
+}
+
+// RedactionSummary says in one line what Options.Redact replaced: "2
+// credentials redacted (jwt, github-pat) in a.py, conf/x.env"; "" when
+// nothing was.
+func (res *Result) RedactionSummary() string {
+	var all []secrets.Finding
+	var paths []string
+	for _, it := range res.Items {
+		if it.Redacted != nil {
+			all = append(all, it.Redacted.Secrets...)
+			paths = append(paths, it.Path)
+		}
+	}
+	if len(all) == 0 {
+		return ""
+	}
+	return secrets.Summary(all) + " in " + strings.Join(paths, ", ")
+}

@@ -1,0 +1,95 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/ctxaudit/ctx/secrets"
+)
+
+// Secrets is the [secrets] table: whether the text sent is redacted by
+// default, and the allowlist of known false positives.
+//
+//	[secrets]
+//	redact = true                    # as if --redact were given
+//
+//	[[secrets.allow]]
+//	rules = ["generic-api-key"]      # rule ids; empty: every rule
+//	paths = ["testdata/**"]          # globs of project-relative paths (or source ids)
+//	regexes = ["^EXAMPLE"]           # matched against the secret
+//	reason = "fixtures of the parser tests"
+//
+// An entry allows a finding that matches every key it sets, and must set
+// at least one of rules, paths and regexes.
+type Secrets struct {
+	// Redact is redact; nil when absent (no redaction).
+	Redact *bool
+	// Allow are the [[secrets.allow]] entries, in order, each with its
+	// Where ("ctx.toml:14").
+	Allow []secrets.Allow
+
+	scanner *secrets.Scanner // with Allow, made when the table is decoded
+}
+
+func decodeSecrets(t table, c *Config) error {
+	st, ok, err := t.Sub("secrets")
+	if err != nil || !ok {
+		return err
+	}
+	if err := st.CheckKeys("redact", "allow"); err != nil {
+		return err
+	}
+	if b, ok, err := st.Bool("redact"); err != nil {
+		return err
+	} else if ok {
+		c.Secrets.Redact = &b
+	}
+	entries, _, err := st.Tables("allow")
+	if err != nil {
+		return err
+	}
+	for _, e := range entries {
+		if err := e.CheckKeys("rules", "paths", "regexes", "reason"); err != nil {
+			return err
+		}
+		a := secrets.Allow{Where: fmt.Sprintf("%s:%d", c.File, t.doc.Line(e.Path))}
+		for _, k := range []struct {
+			key string
+			dst *[]string
+		}{{"rules", &a.Rules}, {"paths", &a.Paths}, {"regexes", &a.Regexes}} {
+			v, _, err := e.Strings(k.key)
+			if err != nil {
+				return err
+			}
+			*k.dst = v
+		}
+		if a.Reason, _, err = e.String("reason"); err != nil {
+			return err
+		}
+		// check the entry as the scanner will, naming its line and field
+		if _, err := secrets.New(secrets.Options{Allow: []secrets.Allow{a}}); err != nil {
+			var ae *secrets.AllowError
+			if errors.As(err, &ae) {
+				return t.doc.Errorf(e.Path, "%s", ae.Msg)
+			}
+			return err
+		}
+		c.Secrets.Allow = append(c.Secrets.Allow, a)
+	}
+	c.Secrets.scanner, err = secrets.New(c.SecretsOptions())
+	return err
+}
+
+// SecretsOptions returns the options of the secret scan: the allowlist.
+func (c *Config) SecretsOptions() secrets.Options {
+	return secrets.Options{Allow: append([]secrets.Allow(nil), c.Secrets.Allow...)}
+}
+
+// Scanner returns the secret scanner of the file: the default rules and
+// its allowlist.
+func (c *Config) Scanner() (*secrets.Scanner, error) {
+	if c.Secrets.scanner != nil {
+		return c.Secrets.scanner, nil
+	}
+	return secrets.New(c.SecretsOptions())
+}

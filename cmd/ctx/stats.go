@@ -23,10 +23,7 @@ other languages); tokens are counted as in the manifest (--estimator).`,
 }
 
 func (e *env) stats(c *cli.Context) error {
-	args, err := positional(c)
-	if err != nil {
-		return err
-	}
+	args := c.Args().Slice()
 	format := c.String("format")
 	if format != "table" && format != "json" {
 		return usagef("--format: must be table or json, not %q", format)

@@ -92,6 +92,12 @@ func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.
 			return o, usagef("--preset: no preset named %q (%s)", name, known)
 		}
 		o = pr.Apply(o)
+		// a preset may name files this project does not have
+		if fc, err := aggregate.CheckFiles(c.Context, o, pr.Files); err != nil {
+			return o, err
+		} else if len(fc.Missing) > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: preset %s: not found in this project: %s\n", name, strings.Join(fc.Missing, ", "))
+		}
 	}
 	var view aggregate.ViewMode
 	if allowView && c.IsSet("view") {

@@ -89,6 +89,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			if len(c.Subcommands) > 0 && c.Action == nil {
 				c.Action = groupAction
 			}
+			if len(c.Subcommands) == 0 {
+				// no "help" subcommand: an argument named help is an argument
+				// (--help still prints the help)
+				c.HideHelpCommand = true
+			}
 			setup(c.Subcommands)
 		}
 	}

@@ -332,9 +332,9 @@ func TestStats(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := fmt.Sprintf("%+v", st)
-	want := "[{Dir:. Files:1 Lines:2 Symbols:1 Bytes:18 Tokens:5 Entries:[{Path:a.py Lines:2 Symbols:1 Bytes:18 Tokens:5 Binary:false Error:} {Path:gone.txt Lines:0 Symbols:0 Bytes:0 Tokens:0 Binary:false Error:file not found: gone.txt}]} " +
-		"{Dir:d Files:2 Lines:3 Symbols:0 Bytes:16 Tokens:4 Entries:[{Path:d/b.txt Lines:3 Symbols:0 Bytes:14 Tokens:4 Binary:false Error:} {Path:d/c.bin Lines:0 Symbols:0 Bytes:2 Tokens:0 Binary:true Error:}]}]"
+	got := fmt.Sprintf("%+v", st.Dirs(StatsByPath))
+	want := "[{Dir:. StatsTotals:{Files:3 Lines:5 Symbols:1 Bytes:34 Tokens:9} Entries:[{Path:a.py Lines:2 Symbols:1 Bytes:18 Tokens:5 Binary:false Error:} {Path:gone.txt Lines:0 Symbols:0 Bytes:0 Tokens:0 Binary:false Error:file not found: gone.txt}]} " +
+		"{Dir:d StatsTotals:{Files:2 Lines:3 Symbols:0 Bytes:16 Tokens:4} Entries:[{Path:d/b.txt Lines:3 Symbols:0 Bytes:14 Tokens:4 Binary:false Error:} {Path:d/c.bin Lines:0 Symbols:0 Bytes:2 Tokens:0 Binary:true Error:}]}]"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -11,8 +11,8 @@ type PresetScope string
 
 // Preset scopes.
 const (
-	// ScopeGlobal: the user's presets.toml.
-	ScopeGlobal PresetScope = "global"
+	// ScopeUser: the user's presets.toml, for every project.
+	ScopeUser PresetScope = "user"
 	// ScopeProject: [presets.NAME] in the project's ctx.toml.
 	ScopeProject PresetScope = "project"
 )
@@ -26,6 +26,13 @@ type Preset struct {
 	// Screenshots replace the configured ones when ScreenshotsSet.
 	Screenshots    []string `json:"screenshots,omitempty"`
 	ScreenshotsSet bool     `json:"-"`
+	// File and Line say where the preset is defined, the file as it is
+	// shown to people; "" and 0 for a preset built in code.
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+	// Overridden marks a user preset that a project preset of the same
+	// name hides: the project's wins.
+	Overridden bool `json:"overridden,omitempty"`
 }
 
 // Apply returns o with the preset's files (and screenshots, when the

@@ -2,12 +2,7 @@ package aggregate
 
 import (
 	"context"
-	"io"
-	"sort"
-	"strconv"
 
-	"github.com/ctxaudit/ctx/internal/jsonenc"
-	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -22,14 +17,40 @@ type FileStats struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// DirStats totals the files of one directory (not its subdirectories).
+// StatsTotals are the sums over a set of files; files with an error are
+// not counted.
+type StatsTotals struct {
+	Files   int `json:"files"`
+	Lines   int `json:"lines"`
+	Symbols int `json:"symbols"`
+	Bytes   int `json:"bytes"`
+	Tokens  int `json:"tokens"`
+}
+
+func (t *StatsTotals) add(f FileStats) {
+	if f.Error != "" {
+		return
+	}
+	t.Files++
+	t.Lines += f.Lines
+	t.Symbols += f.Symbols
+	t.Bytes += f.Bytes
+	t.Tokens += f.Tokens
+}
+
+func (t *StatsTotals) addTotals(o StatsTotals) {
+	t.Files += o.Files
+	t.Lines += o.Lines
+	t.Symbols += o.Symbols
+	t.Bytes += o.Bytes
+	t.Tokens += o.Tokens
+}
+
+// DirStats totals the files of one directory and of its subdirectories;
+// Entries are the directory's own files.
 type DirStats struct {
-	Dir     string      `json:"dir"`
-	Files   int         `json:"files"`
-	Lines   int         `json:"lines"`
-	Symbols int         `json:"symbols"`
-	Bytes   int         `json:"bytes"`
-	Tokens  int         `json:"tokens"`
+	Dir string `json:"dir"`
+	StatsTotals
 	Entries []FileStats `json:"entries"`
 }
 
@@ -54,10 +75,12 @@ func ComputeFileStats(ctx context.Context, eng Engine, est measure.Estimator, la
 	return fs
 }
 
-// Stats resolves opts.Files like [BuildItems] and returns per-directory
-// totals with per-file entries, directories sorted by path, files by label.
-// Files that cannot be read are listed with their error.
-func Stats(ctx context.Context, opts Options) ([]DirStats, error) {
+// Stats resolves opts.Files like [BuildItems] and measures every file
+// ([ComputeFileStats]). Files that cannot be read are listed with their
+// error. The report's methods group them by directory ([StatsReport.Dirs]),
+// pick the largest ([StatsReport.Top]) or build the token tree
+// ([StatsReport.Tree]); [WriteStats] prints them.
+func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
 	o, err := opts.normalized()
 	if err != nil {
 		return nil, err
@@ -84,61 +107,5 @@ func Stats(ctx context.Context, opts Options) ([]DirStats, error) {
 	if err != nil {
 		return nil, err
 	}
-	return groupStats(files), nil
-}
-
-func groupStats(files []FileStats) []DirStats {
-	groups := groupByDir(files, func(f FileStats) string { return f.Path })
-	out := make([]DirStats, len(groups))
-	for i, g := range groups {
-		ds := DirStats{Dir: g.dir, Entries: g.items}
-		for _, f := range g.items {
-			if f.Error == "" {
-				ds.Files++
-				ds.Lines += f.Lines
-				ds.Symbols += f.Symbols
-				ds.Bytes += f.Bytes
-				ds.Tokens += f.Tokens
-			}
-		}
-		sort.SliceStable(ds.Entries, func(a, b int) bool { return ds.Entries[a].Path < ds.Entries[b].Path })
-		out[i] = ds
-	}
-	return out
-}
-
-// WriteStatsTable writes dirs as `ctx stats` prints them: per directory its
-// totals, then each file (with its error or "binary" as a note).
-func WriteStatsTable(w io.Writer, dirs []DirStats) error {
-	itoa := strconv.Itoa
-	var rows [][]string
-	for _, d := range dirs {
-		name := d.Dir + "/"
-		if d.Dir == "." {
-			name = "./"
-		}
-		rows = append(rows, []string{name, itoa(d.Files), itoa(d.Lines), itoa(d.Symbols), itoa(d.Bytes), itoa(d.Tokens), ""})
-		for _, f := range d.Entries {
-			note := ""
-			switch {
-			case f.Error != "":
-				note = "error: " + f.Error
-			case f.Binary:
-				note = "binary"
-			}
-			rows = append(rows, []string{"  " + f.Path, "", itoa(f.Lines), itoa(f.Symbols), itoa(f.Bytes), itoa(f.Tokens), note})
-		}
-	}
-	return table.Write(w, []string{"path", "files", "lines", "symbols", "bytes", "tokens", "note"}, rows)
-}
-
-// WriteStatsJSON writes dirs as `ctx stats --format json` prints them:
-// {"dirs": [...]}.
-func WriteStatsJSON(w io.Writer, dirs []DirStats) error {
-	if dirs == nil {
-		dirs = []DirStats{}
-	}
-	return jsonenc.Write(w, struct {
-		Dirs []DirStats `json:"dirs"`
-	}{dirs})
+	return NewStatsReport(files), nil
 }

@@ -1,13 +1,10 @@
 package config
 
 import (
-	"errors"
-	"io/fs"
 	"path/filepath"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/discover"
-	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -111,28 +108,18 @@ func PresetsFile(userConfigDir string) string {
 
 // Presets returns the presets by name: the user's from
 // PresetsFile(userConfigDir) (when userConfigDir is not "" and the file
-// exists), overridden by same-named presets of c ([presets.NAME]).
+// exists), overridden by same-named presets of c ([presets.NAME]). See
+// [Config.PresetList] for all of them.
 func (c *Config) Presets(userConfigDir string) (map[string]aggregate.Preset, error) {
-	out := map[string]aggregate.Preset{}
-	if userConfigDir != "" {
-		file := PresetsFile(userConfigDir)
-		data, _, err := fileio.Read(file, MaxFileSize)
-		switch {
-		case errors.Is(err, fs.ErrNotExist):
-		case err != nil:
-			return nil, readError(file, err)
-		default:
-			ps, err := DecodePresets(file, data)
-			if err != nil {
-				return nil, err
-			}
-			for _, p := range ps {
-				out[p.Name] = p.preset(aggregate.ScopeGlobal)
-			}
-		}
+	list, err := c.PresetList(userConfigDir)
+	if err != nil {
+		return nil, err
 	}
-	for _, p := range c.Aggregate.Presets {
-		out[p.Name] = p.preset(aggregate.ScopeProject)
+	out := map[string]aggregate.Preset{}
+	for _, p := range list {
+		if !p.Overridden {
+			out[p.Name] = p
+		}
 	}
 	return out, nil
 }
@@ -142,5 +129,6 @@ func (p Preset) preset(scope aggregate.PresetScope) aggregate.Preset {
 		Name: p.Name, Description: p.Description, Scope: scope,
 		Files:       fileItems(p.Files),
 		Screenshots: append([]string(nil), p.Screenshots...), ScreenshotsSet: p.ScreenshotsSet,
+		Line: p.Line,
 	}
 }

@@ -35,7 +35,7 @@ func TestPresets(t *testing.T) {
 		t.Errorf("project preset does not override the global one: %+v", r)
 	}
 	d := ps["docs"]
-	if d.Scope != aggregate.ScopeGlobal || !d.ScreenshotsSet {
+	if d.Scope != aggregate.ScopeUser || !d.ScreenshotsSet {
 		t.Errorf("global preset: %+v", d)
 	}
 	o := d.Apply(aggregate.Options{Files: []aggregate.FileItem{{Path: "x"}}, Screenshots: []string{"old.png"}})

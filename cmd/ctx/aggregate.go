@@ -50,11 +50,11 @@ Examples:
 		Flags: append(aggregateFlags(),
 			&cli.BoolFlag{Name: "stdout", Usage: "print the markdown instead of writing a file"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT`: markdown, or json to print the items instead"},
-			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, masked, none or custom"},
+			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, none or custom (masked needs a mask, which only ctx.toml gives)"},
 			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize or full (default: [files] strategy, else auto)"},
 			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by relative path or base name (repeatable)"},
-			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: none; default: [files] max_tokens, else none)"},
-			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: none; default: [files] max_file_tokens, else none)"},
+			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: no limit, as in every command; default: [files] max_tokens, else no limit)"},
+			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: no limit; default: [files] max_file_tokens, else no limit)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] before views are made (default: redact in [secrets] of ctx.toml)"},
 			estimatorFlag()),
 		Action: func(c *cli.Context) error { return e.aggregate(c) },
@@ -93,6 +93,12 @@ func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.
 			return o, usagef("--preset: no preset named %q (%s)", name, known)
 		}
 		o = pr.Apply(o)
+		// a preset may name files this project does not have
+		if fc, err := aggregate.CheckFiles(c.Context, o, pr.Files); err != nil {
+			return o, err
+		} else if len(fc.Missing) > 0 {
+			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: preset %s: not found in this project: %s\n", name, strings.Join(fc.Missing, ", "))
+		}
 	}
 	var view aggregate.ViewMode
 	if allowView && c.IsSet("view") {
@@ -101,6 +107,10 @@ func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.
 		}
 		if len(args) == 0 {
 			return o, usagef("--view applies to paths given as arguments, and none was given")
+		}
+		if err := (aggregate.FileItem{ViewMode: view}).CheckView(); err != nil {
+			// no flag gives a mask: one error, not one per file
+			return o, usagef("--view %s: %v, which only a [files] entry in %s can give", view, err, config.FileName)
 		}
 	}
 	if len(args) > 0 {
@@ -121,10 +131,7 @@ func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.
 }
 
 func (e *env) aggregate(c *cli.Context) error {
-	args, err := positional(c)
-	if err != nil {
-		return err
-	}
+	args := c.Args().Slice()
 	format := c.String("format")
 	if format != "markdown" && format != "json" {
 		return usagef("--format: must be markdown or json, not %q", format)
@@ -264,50 +271,4 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
-}
-
-// positional returns the arguments of c and applies the flags found among
-// them: urfave/cli stops parsing flags at the first argument, but
-// "ctx slice add FILE 1 2 --tag t" and "ctx aggregate 'src/**' --stdout"
-// should work. Everything after "--" is an argument.
-func positional(c *cli.Context) ([]string, error) {
-	var out []string
-	args := c.Args().Slice()
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			return append(out, args[i+1:]...), nil
-		}
-		if len(a) < 2 || a[0] != '-' {
-			out = append(out, a)
-			continue
-		}
-		name, value, hasValue := strings.Cut(strings.TrimLeft(a, "-"), "=")
-		var flag cli.Flag
-		for _, f := range c.Command.Flags {
-			for _, n := range f.Names() {
-				if n == name {
-					flag = f
-				}
-			}
-		}
-		if flag == nil {
-			return nil, usagef("flag provided but not defined: -%s", name)
-		}
-		if _, isBool := flag.(*cli.BoolFlag); isBool {
-			if !hasValue {
-				value = "true"
-			}
-		} else if !hasValue {
-			if i+1 >= len(args) {
-				return nil, usagef("flag needs an argument: -%s", name)
-			}
-			i++
-			value = args[i]
-		}
-		if err := c.Set(flag.Names()[0], value); err != nil {
-			return nil, usagef("invalid value %q for flag -%s: %v", value, name, err)
-		}
-	}
-	return out, nil
 }

@@ -25,14 +25,18 @@ type checkFailed struct{ msg string }
 
 func (e *checkFailed) Error() string { return e.msg }
 
-// usageError marks bad flags or arguments.
-type usageError struct{ err error }
+// usageError marks bad flags or arguments; hint, when set, replaces the
+// generic one ("did you mean ...?").
+type usageError struct {
+	err  error
+	hint string
+}
 
 func (e *usageError) Error() string { return e.err.Error() }
 func (e *usageError) Unwrap() error { return e.err }
 
 func usagef(format string, args ...any) error {
-	return &usageError{fmt.Errorf(format, args...)}
+	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
 // env is what a command needs from the process, passed in so that tests
@@ -54,14 +58,20 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		// errors are printed once, below, never by the library; nothing calls os.Exit
 		ExitErrHandler:  func(*cli.Context, error) {},
 		HideHelpCommand: false,
-		OnUsageError: func(_ *cli.Context, err error, _ bool) error {
-			return &usageError{err}
+		OnUsageError: func(c *cli.Context, err error, _ bool) error {
+			return flagUsageError(c, err)
 		},
 		Commands: commands(e),
+		Flags: []cli.Flag{
+			&cli.BoolFlag{Name: "version", Usage: "print the ctx version (as ctx version does)"},
+		},
 		// without a command: the help; with an unknown one: a usage error
 		Action: func(c *cli.Context) error {
 			if c.NArg() > 0 {
-				return usagef("unknown command %q", c.Args().First())
+				return unknownCommand("ctx", c.Args().First(), c.App.Commands)
+			}
+			if c.Bool("version") {
+				return e.version()
 			}
 			return cli.ShowAppHelp(c)
 		},
@@ -70,12 +80,25 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		DisableSliceFlagSeparator: true,
 	}
 	app.Setup()
-	for _, c := range app.Commands {
-		if c.OnUsageError == nil {
-			c.OnUsageError = func(_ *cli.Context, err error, _ bool) error { return &usageError{err} }
+	var setup func([]*cli.Command)
+	setup = func(cs []*cli.Command) {
+		for _, c := range cs {
+			if c.OnUsageError == nil {
+				c.OnUsageError = func(c *cli.Context, err error, _ bool) error { return flagUsageError(c, err) }
+			}
+			if len(c.Subcommands) > 0 && c.Action == nil {
+				c.Action = groupAction
+			}
+			if len(c.Subcommands) == 0 {
+				// no "help" subcommand: an argument named help is an argument
+				// (--help still prints the help)
+				c.HideHelpCommand = true
+			}
+			setup(c.Subcommands)
 		}
 	}
-	err := app.RunContext(ctx, args)
+	setup(app.Commands)
+	err := app.RunContext(ctx, normalizeArgs(app, args))
 	if err == nil {
 		return exitOK
 	}
@@ -90,7 +113,11 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	fmt.Fprintf(stderr, "ctx: error: %s\n", strings.TrimPrefix(msg, "ctx: error: "))
 	var ue *usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(stderr, "ctx: hint: run 'ctx help' for usage\n")
+		hint := ue.hint
+		if hint == "" {
+			hint = "run 'ctx help' for usage"
+		}
+		fmt.Fprintf(stderr, "ctx: hint: %s\n", hint)
 	}
 	return exitUsage
 }

@@ -14,5 +14,6 @@ func commands(e *env) []*cli.Command {
 	cs = append(cs, messagesCommands(e)...)
 	cs = append(cs, initCommands(e)...)
 	cs = append(cs, provenanceCommands(e)...)
+	cs = append(cs, presetCommands(e)...)
 	return cs
 }

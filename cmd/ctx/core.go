@@ -89,9 +89,15 @@ func coreCommands(e *env) []*cli.Command {
 		{
 			Name:   "version",
 			Usage:  "print the ctx version",
-			Action: func(c *cli.Context) error { _, err := fmt.Fprintf(e.stdout, "ctx %s\n", version.Version); return err },
+			Action: func(c *cli.Context) error { return e.version() },
 		},
 	}
+}
+
+// version prints the version, for ctx version and ctx --version.
+func (e *env) version() error {
+	_, err := fmt.Fprintf(e.stdout, "ctx %s\n", version.Version)
+	return err
 }
 
 func noArgs(c *cli.Context) error {

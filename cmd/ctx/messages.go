@@ -43,7 +43,7 @@ Examples:
    ctx messages --format markdown history.json`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-messages", Usage: "keep at most `N` recent messages plus the current input, in sticky chunks", DefaultText: "no limit"},
-			&cli.IntFlag{Name: "max-tokens", Usage: "drop the oldest messages until the output is at most `N` tokens", DefaultText: "0, no budget"},
+			&cli.IntFlag{Name: "max-tokens", Usage: "drop the oldest messages until the output is at most `N` tokens (0: no limit, as in every command)", DefaultText: "no limit"},
 			&cli.StringFlag{Name: "tool-cleanup", Value: "none", Usage: "`MODE` for old tool results: none, stub-old-results, or auto (by context pressure)"},
 			&cli.IntFlag{Name: "context-window", Usage: "model window in `TOKENS` for --tool-cleanup auto", DefaultText: "128000"},
 			&cli.Float64Flag{Name: "threshold", Usage: "compaction threshold as a `FRACTION` of the available window for --tool-cleanup auto", DefaultText: "0.6"},

@@ -58,10 +58,7 @@ Examples:
 
 // manifestArgs returns the n manifest files given as arguments.
 func manifestArgs(c *cli.Context, n int, what string) ([]string, error) {
-	args, err := positional(c)
-	if err != nil {
-		return nil, err
-	}
+	args := c.Args().Slice()
 	if len(args) != n {
 		return nil, usagef("%s takes %s, got %d argument(s)", c.Command.Name, what, len(args))
 	}

@@ -46,10 +46,7 @@ Example:
 }
 
 func (e *env) sliceAdd(c *cli.Context) error {
-	args, err := positional(c)
-	if err != nil {
-		return err
-	}
+	args := c.Args().Slice()
 	if len(args) != 3 {
 		return usagef("slice add takes FILE START END, got %d arguments", len(args))
 	}

@@ -12,24 +12,58 @@ func statsCommands(e *env) []*cli.Command {
 		Usage:     "count lines, symbols, bytes and tokens per directory and per file of [files]",
 		ArgsUsage: "[PATH|GLOB...]",
 		Description: `Resolves the files like ctx aggregate (paths and globs given as arguments
-replace the [files] paths) and prints, per directory, the totals and then
-each file. Symbols are the declarations the tree-sitter views find (0 for
-other languages); tokens are counted as in the manifest (--estimator).`,
+replace the [files] paths) and prints a row per directory with the totals
+of everything below it, then the directory's own files, and last the
+total of all files. Symbols are the declarations the tree-sitter views
+find (0 for other languages); tokens are counted as in the manifest
+(--estimator). Tables fit the terminal (100 columns when stdout is not
+one); numbers have thousands separators except in JSON.
+
+--top N lists the N files with the most tokens instead (files, not
+directories: the ones to cut or to view differently); --tree prints the
+token tree, like repomix's token-count tree, and --tree-threshold N (which
+implies --tree) folds the entries under N tokens into one line per
+directory.
+
+Examples:
+   ctx stats                          # every directory and file, then the total
+   ctx stats --sort tokens            # the largest directories and files first
+   ctx stats --top 10 'src/**'        # the ten largest files
+   ctx stats --tree --tree-threshold 1000
+   ctx stats --format markdown > stats.md`,
 		Flags: append(aggregateFlags(),
-			&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table or json"},
+			&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, markdown or json"},
+			&cli.StringFlag{Name: "sort", Usage: "`ORDER`: path, or tokens for the largest first (default: path; tokens with --top)"},
+			&cli.IntFlag{Name: "top", Usage: "list only the `N` files with the most tokens"},
+			&cli.BoolFlag{Name: "tree", Usage: "print the token tree of the directories and files"},
+			&cli.IntFlag{Name: "tree-threshold", Usage: "fold the tree's entries under `N` tokens (implies --tree)", DefaultText: "0, none"},
 			estimatorFlag()),
 		Action: func(c *cli.Context) error { return e.stats(c) },
 	}}
 }
 
 func (e *env) stats(c *cli.Context) error {
-	args, err := positional(c)
-	if err != nil {
-		return err
+	args := c.Args().Slice()
+	wo := aggregate.StatsWriteOptions{Width: terminalWidth(e.stdout), Tree: c.Bool("tree") || c.IsSet("tree-threshold")}
+	var err error
+	if wo.Format, err = aggregate.ParseStatsFormat(c.String("format")); err != nil {
+		return usagef("--format: %v", err)
 	}
-	format := c.String("format")
-	if format != "table" && format != "json" {
-		return usagef("--format: must be table or json, not %q", format)
+	if c.IsSet("sort") {
+		if wo.Sort, err = aggregate.ParseStatsSort(c.String("sort")); err != nil {
+			return usagef("--sort: %v", err)
+		}
+	}
+	if c.IsSet("top") {
+		if wo.Top = c.Int("top"); wo.Top < 1 {
+			return usagef("--top: must be 1 or more, not %d", wo.Top)
+		}
+		if wo.Tree {
+			return usagef("--top and --tree cannot be used together")
+		}
+	}
+	if wo.TreeThreshold = c.Int("tree-threshold"); wo.TreeThreshold < 0 {
+		return usagef("--tree-threshold: must not be negative, not %d", wo.TreeThreshold)
 	}
 	o, err := aggregateOptions(c, args, false)
 	if err != nil {
@@ -37,13 +71,10 @@ func (e *env) stats(c *cli.Context) error {
 	}
 	bar := e.progress("measuring")
 	o.Progress = bar.update
-	dirs, err := aggregate.Stats(c.Context, o)
+	rep, err := aggregate.Stats(c.Context, o)
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	if format == "json" {
-		return aggregate.WriteStatsJSON(e.stdout, dirs)
-	}
-	return aggregate.WriteStatsTable(e.stdout, dirs)
+	return aggregate.WriteStats(e.stdout, rep, wo)
 }

@@ -1,0 +1,206 @@
+package aggregate
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+// statsFixture: files in the base directory, below it, a sibling whose
+// name sorts between "a" and "a/..." byte-wise, one outside and one that
+// could not be read.
+func statsFixture() *StatsReport {
+	return NewStatsReport([]FileStats{
+		{Path: "a/z.go", Lines: 10, Symbols: 2, Bytes: 4000, Tokens: 1000},
+		{Path: "a-b/c.md", Lines: 5, Bytes: 800, Tokens: 200},
+		{Path: "a/b/c.go", Lines: 20, Symbols: 3, Bytes: 8000, Tokens: 2000},
+		{Path: "README.md", Lines: 1, Bytes: 40, Tokens: 10},
+		{Path: "../lib/x.py", Lines: 3, Symbols: 1, Bytes: 120, Tokens: 30},
+		{Path: "gone.txt", Error: "file not found: gone.txt"},
+		{Path: "a/b/logo.png", Bytes: 64, Binary: true},
+	})
+}
+
+func TestStatsReportDirs(t *testing.T) {
+	r := statsFixture()
+	if want := (StatsTotals{Files: 6, Lines: 39, Symbols: 6, Bytes: 13024, Tokens: 3240}); r.Total != want {
+		t.Errorf("total %+v, want %+v", r.Total, want)
+	}
+	show := func(ds []DirStats) string {
+		var parts []string
+		for _, d := range ds {
+			var es []string
+			for _, e := range d.Entries {
+				es = append(es, e.Path)
+			}
+			parts = append(parts, fmt.Sprintf("%s=%d/%d[%s]", d.Dir, d.Files, d.Tokens, strings.Join(es, " ")))
+		}
+		return strings.Join(parts, " ")
+	}
+	// subtree totals; "." holds neither ../lib nor the unreadable file's
+	// numbers; a directory comes right before what it holds
+	if got, want := show(r.Dirs(StatsByPath)),
+		".=5/3210[README.md gone.txt] ../lib=1/30[../lib/x.py] a=3/3000[a/z.go] a/b=2/2000[a/b/c.go a/b/logo.png] a-b=1/200[a-b/c.md]"; got != want {
+		t.Errorf("by path:\n got %s\nwant %s", got, want)
+	}
+	if got, want := show(r.Dirs(StatsByTokens)),
+		".=5/3210[README.md gone.txt] a=3/3000[a/z.go] a/b=2/2000[a/b/c.go a/b/logo.png] a-b=1/200[a-b/c.md] ../lib=1/30[../lib/x.py]"; got != want {
+		t.Errorf("by tokens:\n got %s\nwant %s", got, want)
+	}
+	if got := NewStatsReport(nil).Dirs(""); len(got) != 0 {
+		t.Errorf("no files: %+v", got)
+	}
+	// a chain of directories without files of their own: the rows that
+	// would repeat the one below are left out; a fork keeps its row
+	chain := NewStatsReport([]FileStats{{Path: "src/main/java/App.java", Tokens: 5}, {Path: "lib/a/x.go", Tokens: 1}, {Path: "lib/b/y.go", Tokens: 2}})
+	if got, want := show(chain.Dirs("")), ".=3/8[] lib=2/3[] lib/a=1/1[lib/a/x.go] lib/b=1/2[lib/b/y.go] src/main/java=1/5[src/main/java/App.java]"; got != want {
+		t.Errorf("chain:\n got %s\nwant %s", got, want)
+	}
+}
+
+func TestStatsReportTop(t *testing.T) {
+	r := statsFixture()
+	paths := func(fs []FileStats) string {
+		var ps []string
+		for _, f := range fs {
+			ps = append(ps, f.Path)
+		}
+		return strings.Join(ps, " ")
+	}
+	for _, tc := range []struct {
+		n    int
+		by   StatsSort
+		want string
+	}{
+		{3, "", "a/b/c.go a/z.go a-b/c.md"},
+		{3, StatsByTokens, "a/b/c.go a/z.go a-b/c.md"},
+		{3, StatsByPath, "a/b/c.go a/z.go a-b/c.md"},
+		{2, StatsByPath, "a/b/c.go a/z.go"},
+		{10, "", "a/b/c.go a/z.go a-b/c.md ../lib/x.py README.md a/b/logo.png"}, // never the unreadable file
+		{0, "", ""},
+		{-1, "", ""},
+	} {
+		if got := paths(r.Top(tc.n, tc.by)); got != tc.want {
+			t.Errorf("Top(%d, %q) = %s, want %s", tc.n, tc.by, got, tc.want)
+		}
+	}
+}
+
+func TestWriteStats(t *testing.T) {
+	r := statsFixture()
+	for _, tc := range []struct {
+		name string
+		o    StatsWriteOptions
+		want string
+	}{
+		{"tree", StatsWriteOptions{Tree: true, Sort: StatsByTokens}, `./ (3,240 tokens, 6 files)
+├── a/ (3,000 tokens, 3 files)
+│   ├── b/ (2,000 tokens, 2 files)
+│   │   ├── c.go (2,000 tokens)
+│   │   └── logo.png (binary, 64 bytes)
+│   └── z.go (1,000 tokens)
+├── a-b/ (200 tokens, 1 file)
+│   └── c.md (200 tokens)
+├── ../ (30 tokens, 1 file)
+│   └── lib/ (30 tokens, 1 file)
+│       └── x.py (30 tokens)
+├── README.md (10 tokens)
+└── gone.txt (error: file not found: gone.txt)
+`},
+		{"tree threshold", StatsWriteOptions{Tree: true, TreeThreshold: 1000}, `./ (3,240 tokens, 6 files)
+├── a/ (3,000 tokens, 3 files)
+│   ├── b/ (2,000 tokens, 2 files)
+│   │   ├── c.go (2,000 tokens)
+│   │   └── … 1 more entry below 1,000 tokens (0 tokens, 1 file)
+│   └── z.go (1,000 tokens)
+└── … 4 more entries below 1,000 tokens (240 tokens, 3 files)
+`},
+		{"markdown top", StatsWriteOptions{Format: StatsMarkdown, Top: 2}, "| path | files | lines | symbols | bytes | tokens | note |\n" +
+			"| --- | ---: | ---: | ---: | ---: | ---: | --- |\n" +
+			"| `a/b/c.go` |  | 20 | 3 | 8,000 | 2,000 |  |\n" +
+			"| `a/z.go` |  | 10 | 2 | 4,000 | 1,000 |  |\n" +
+			"| **total** | 6 | 39 | 6 | 13,024 | 3,240 | top 2 of 6; 1 not read |\n"},
+		{"json top", StatsWriteOptions{Format: StatsJSON, Top: 1}, `{
+  "total": {
+    "files": 6,
+    "lines": 39,
+    "symbols": 6,
+    "bytes": 13024,
+    "tokens": 3240
+  },
+  "top": [
+    {
+      "path": "a/b/c.go",
+      "lines": 20,
+      "symbols": 3,
+      "bytes": 8000,
+      "tokens": 2000
+    }
+  ]
+}
+`},
+	} {
+		var b bytes.Buffer
+		if err := WriteStats(&b, r, tc.o); err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("%s:\n got:\n%s\nwant:\n%s", tc.name, b.String(), tc.want)
+		}
+	}
+}
+
+func TestWriteStatsTableFits(t *testing.T) {
+	long := strings.Repeat("directory/", 12) + "file.go"
+	r := NewStatsReport([]FileStats{
+		{Path: long, Lines: 1234567, Bytes: 98765432, Tokens: 24691358},
+		{Path: "x|y.md", Error: strings.Repeat("a long error message ", 6)},
+	})
+	for _, width := range []int{0, 100, 120} {
+		var b bytes.Buffer
+		if err := WriteStats(&b, r, StatsWriteOptions{Width: width}); err != nil {
+			t.Fatal(err)
+		}
+		limit := width
+		if limit == 0 {
+			limit = StatsDefaultWidth
+		}
+		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+			if n := utf8.RuneCountInString(line); n > limit {
+				t.Errorf("width %d: line of %d columns: %q", width, n, line)
+			}
+		}
+		if !strings.Contains(b.String(), "24,691,358") || !strings.Contains(b.String(), "…") {
+			t.Errorf("width %d: no separators or no cut path:\n%s", width, b.String())
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteStats(&b, r, StatsWriteOptions{Format: StatsMarkdown}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "| `x\\|y.md` |") {
+		t.Errorf("markdown: a pipe in a path is not escaped:\n%s", b.String())
+	}
+}
+
+func TestWriteStatsErrors(t *testing.T) {
+	r := statsFixture()
+	for _, o := range []StatsWriteOptions{
+		{Format: "csv"}, {Sort: "size"}, {Top: -1}, {Tree: true, TreeThreshold: -1}, {Top: 1, Tree: true},
+	} {
+		var b bytes.Buffer
+		if err := WriteStats(&b, r, o); err == nil || b.Len() > 0 {
+			t.Errorf("%+v: err %v, wrote %q", o, err, b.String())
+		}
+	}
+	for _, s := range []string{"", "Path", "size"} {
+		if _, err := ParseStatsSort(s); err == nil {
+			t.Errorf("ParseStatsSort(%q): no error", s)
+		}
+	}
+	if _, err := ParseStatsFormat("markdown"); err != nil {
+		t.Error(err)
+	}
+}

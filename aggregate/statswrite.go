@@ -1,0 +1,293 @@
+package aggregate
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/internal/mdtext"
+	"github.com/ctxaudit/ctx/internal/table"
+)
+
+// StatsFormat is an output format of [WriteStats].
+type StatsFormat string
+
+// The formats.
+const (
+	// StatsTable: a plain-text table fitted to [StatsWriteOptions.Width]
+	// (the tree as plain text), numbers with thousands separators.
+	StatsTable StatsFormat = "table"
+	// StatsMarkdown: a markdown table (the tree in a code block), numbers
+	// with thousands separators.
+	StatsMarkdown StatsFormat = "markdown"
+	// StatsJSON: the numbers as they are, for scripts.
+	StatsJSON StatsFormat = "json"
+)
+
+// ParseStatsFormat checks s: table, markdown or json.
+func ParseStatsFormat(s string) (StatsFormat, error) {
+	switch StatsFormat(s) {
+	case StatsTable, StatsMarkdown, StatsJSON:
+		return StatsFormat(s), nil
+	}
+	return "", fmt.Errorf("must be table, markdown or json, not %q", s)
+}
+
+// StatsDefaultWidth is the width of the table format when
+// [StatsWriteOptions.Width] is 0: what fits a terminal whose width is
+// unknown (as in `ctx audit`).
+const StatsDefaultWidth = 100
+
+// StatsWriteOptions say what [WriteStats] prints. The default is a row
+// per directory ([StatsReport.Dirs]) followed by its own files; Top prints
+// the largest files instead, Tree the token tree. Every view ends with the
+// total of all files.
+type StatsWriteOptions struct {
+	Format StatsFormat // "" is StatsTable
+	// Sort orders the rows (see [StatsSort]); "" is by path, or by tokens
+	// for Top.
+	Sort StatsSort
+	// Top, when 1 or more, prints only the Top files with the most tokens
+	// ([StatsReport.Top]).
+	Top int
+	// Tree prints the token tree ([StatsReport.Tree]), folding the entries
+	// under TreeThreshold tokens. Tree and Top cannot be used together.
+	Tree          bool
+	TreeThreshold int
+	// Width is the most terminal columns a line of the table format takes;
+	// 0 (or less) is [StatsDefaultWidth]. Paths are cut in the middle and
+	// notes wrapped to fit. The tree is never cut.
+	Width int
+}
+
+// WriteStats writes r to w as o says, in one Write call.
+func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
+	if o.Format == "" {
+		o.Format = StatsTable
+	}
+	if _, err := ParseStatsFormat(string(o.Format)); err != nil {
+		return fmt.Errorf("format: %w", err)
+	}
+	if o.Sort != "" {
+		if _, err := ParseStatsSort(string(o.Sort)); err != nil {
+			return fmt.Errorf("sort: %w", err)
+		}
+	}
+	switch {
+	case o.Top < 0:
+		return fmt.Errorf("top: must not be negative, not %d", o.Top)
+	case o.TreeThreshold < 0:
+		return fmt.Errorf("tree threshold: must not be negative, not %d", o.TreeThreshold)
+	case o.Top > 0 && o.Tree:
+		return errors.New("the largest files (top) and the tree cannot be printed together")
+	}
+	var b bytes.Buffer
+	var err error
+	switch {
+	case o.Tree:
+		tree := r.Tree(o.Sort, o.TreeThreshold)
+		switch o.Format {
+		case StatsJSON:
+			err = jsonenc.Write(&b, struct {
+				Total StatsTotals `json:"total"`
+				Tree  *StatsNode  `json:"tree"`
+			}{r.Total, tree})
+		case StatsMarkdown:
+			b.WriteString(mdtext.Fence("text", treeText(tree, o.TreeThreshold)) + "\n")
+		default:
+			b.WriteString(treeText(tree, o.TreeThreshold))
+		}
+	case o.Top > 0:
+		by := o.Sort
+		if by == "" {
+			by = StatsByTokens
+		}
+		top := r.Top(o.Top, by)
+		if o.Format == StatsJSON {
+			if top == nil {
+				top = []FileStats{}
+			}
+			err = jsonenc.Write(&b, struct {
+				Total StatsTotals `json:"total"`
+				Top   []FileStats `json:"top"`
+			}{r.Total, top})
+			break
+		}
+		var rows [][]string
+		for _, f := range top {
+			rows = append(rows, fileRow(f, ""))
+		}
+		err = writeStatsRows(&b, o, append(rows, totalRow(r.Total, len(r.Files), len(top))))
+	default:
+		dirs := r.Dirs(o.Sort)
+		if o.Format == StatsJSON {
+			if dirs == nil {
+				dirs = []DirStats{}
+			}
+			err = jsonenc.Write(&b, struct {
+				Total StatsTotals `json:"total"`
+				Dirs  []DirStats  `json:"dirs"`
+			}{r.Total, dirs})
+			break
+		}
+		var rows [][]string
+		for _, d := range dirs {
+			rows = append(rows, []string{dirLabel(d.Dir), num(d.Files), num(d.Lines), num(d.Symbols), num(d.Bytes), num(d.Tokens), ""})
+			for _, f := range d.Entries {
+				rows = append(rows, fileRow(f, "  "))
+			}
+		}
+		err = writeStatsRows(&b, o, append(rows, totalRow(r.Total, len(r.Files), -1)))
+	}
+	if err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+var statsColumns = []table.Column{
+	{Header: "path", Fit: table.FitCutMiddle, Min: 12, Late: true},
+	{Header: "files", Align: table.Right},
+	{Header: "lines", Align: table.Right},
+	{Header: "symbols", Align: table.Right},
+	{Header: "bytes", Align: table.Right},
+	{Header: "tokens", Align: table.Right},
+	{Header: "note", Fit: table.FitWrap, Min: 12},
+}
+
+// statsTotalLabel is the path cell of the total row; a path is never
+// empty and never holds a space, so it cannot be mistaken for one.
+const statsTotalLabel = "total"
+
+func dirLabel(d string) string {
+	if d == "." {
+		return "./"
+	}
+	return d + "/"
+}
+
+func num(n int) string { return display.Int(n) }
+
+// fileRow is a file's row: its numbers, or its error as the note.
+func fileRow(f FileStats, indent string) []string {
+	if f.Error != "" {
+		return []string{indent + f.Path, "", "", "", "", "", "error: " + f.Error}
+	}
+	note := ""
+	if f.Binary {
+		note = "binary"
+	}
+	return []string{indent + f.Path, "", num(f.Lines), num(f.Symbols), num(f.Bytes), num(f.Tokens), note}
+}
+
+// totalRow is the last row: every file, and how many of the listed are
+// shown (shown < 0: all) or could not be read.
+func totalRow(t StatsTotals, listed, shown int) []string {
+	var notes []string
+	if shown >= 0 {
+		notes = append(notes, fmt.Sprintf("top %s of %s", display.Int(shown), display.Int(t.Files)))
+	}
+	if e := listed - t.Files; e > 0 {
+		notes = append(notes, fmt.Sprintf("%s not read", display.Int(e)))
+	}
+	return []string{statsTotalLabel, num(t.Files), num(t.Lines), num(t.Symbols), num(t.Bytes), num(t.Tokens), strings.Join(notes, "; ")}
+}
+
+// writeStatsRows writes rows as a fitted table or a markdown table.
+func writeStatsRows(b *bytes.Buffer, o StatsWriteOptions, rows [][]string) error {
+	if o.Format != StatsMarkdown {
+		width := o.Width
+		if width <= 0 {
+			width = StatsDefaultWidth
+		}
+		return table.WriteFitted(b, statsColumns, rows, width)
+	}
+	b.WriteString("|")
+	for _, c := range statsColumns {
+		b.WriteString(" " + c.Header + " |")
+	}
+	b.WriteString("\n|")
+	for _, c := range statsColumns {
+		if c.Align == table.Right {
+			b.WriteString(" ---: |")
+		} else {
+			b.WriteString(" --- |")
+		}
+	}
+	b.WriteString("\n")
+	for i, r := range rows {
+		cells := make([]string, len(r))
+		for j, c := range r {
+			c = strings.TrimSpace(c)
+			switch {
+			case j == 0 && i == len(rows)-1:
+				c = "**" + c + "**"
+			case j == 0 && strings.HasSuffix(c, "/"):
+				c = "**" + mdtext.CodeSpan(c) + "**"
+			case j == 0:
+				c = mdtext.CodeSpan(c)
+			}
+			cells[j] = strings.NewReplacer("|", `\|`, "\n", " ").Replace(c)
+		}
+		b.WriteString("| " + strings.Join(cells, " | ") + " |\n")
+	}
+	return nil
+}
+
+// treeText draws the tree as repomix draws its token-count tree, one entry
+// a line with its tokens.
+func treeText(root *StatsNode, threshold int) string {
+	var b strings.Builder
+	b.WriteString(nodeLine(root) + "\n")
+	var walk func(n *StatsNode, prefix string)
+	walk = func(n *StatsNode, prefix string) {
+		last := len(n.Children) - 1
+		if n.Folded != nil {
+			last++
+		}
+		for i, c := range n.Children {
+			branch, next := "├── ", "│   "
+			if i == last {
+				branch, next = "└── ", "    "
+			}
+			b.WriteString(prefix + branch + nodeLine(c) + "\n")
+			if c.Dir {
+				walk(c, prefix+next)
+			}
+		}
+		if f := n.Folded; f != nil {
+			fmt.Fprintf(&b, "%s└── … %s below %s (%s, %s)\n", prefix, plural(f.Entries, "more entry", "more entries"),
+				plural(threshold, "token", "tokens"), plural(f.Tokens, "token", "tokens"), plural(f.Files, "file", "files"))
+		}
+	}
+	walk(root, "")
+	return b.String()
+}
+
+func nodeLine(n *StatsNode) string {
+	switch {
+	case n.Dir:
+		name := n.Name + "/"
+		if n.Path == "." {
+			name = "./"
+		}
+		return fmt.Sprintf("%s (%s, %s)", name, plural(n.Tokens, "token", "tokens"), plural(n.Files, "file", "files"))
+	case n.Error != "":
+		return n.Name + " (error: " + n.Error + ")"
+	case n.Binary:
+		return fmt.Sprintf("%s (binary, %s)", n.Name, plural(n.Bytes, "byte", "bytes"))
+	}
+	return fmt.Sprintf("%s (%s)", n.Name, plural(n.Tokens, "token", "tokens"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return display.Int(n) + " " + many
+}

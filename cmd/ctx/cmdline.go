@@ -1,0 +1,275 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/urfave/cli/v2"
+)
+
+// The command line, the same in every command: flags may follow arguments
+// ("ctx messages h.json --format markdown"), "--" ends the flags ("ctx
+// aggregate --stdout -- -leading.txt"), and a mistyped command or flag gets
+// a "did you mean".
+
+// normalizeArgs rewrites args (args[0] is the program) so that the flag
+// parser of urfave/cli, which stops at the first argument, sees every flag:
+// for each command on the line (and subcommand, as in "ctx slice add"), the
+// flags found among its arguments move before them, and the arguments follow
+// a "--". A flag that takes a value takes the next word, as the parser
+// would; everything after the first "--" is an argument. Unknown flags
+// move too, so that the parser reports them. When the first argument at
+// the top level names no command the line is left as it is (the top-level
+// action reports the unknown command); "help" takes its arguments as they
+// are.
+func normalizeArgs(app *cli.App, args []string) []string {
+	if len(args) == 0 {
+		return args
+	}
+	out := []string{args[0]}
+	flags, cmds := app.Flags, app.Commands
+	rest := args[1:]
+	root := true
+	for {
+		var fl, pos []string
+		var next *cli.Command
+		i := 0
+	scan:
+		for i < len(rest) {
+			a := rest[i]
+			switch {
+			case a == "--":
+				pos = append(pos, rest[i+1:]...)
+				i = len(rest)
+				break scan
+			case len(a) > 1 && a[0] == '-':
+				fl = append(fl, a)
+				if takesValue(flags, a) && i+1 < len(rest) {
+					fl = append(fl, rest[i+1])
+					i++
+				}
+			case len(pos) == 0 && len(cmds) > 0:
+				next = findCommand(cmds, a)
+				if next == nil && root {
+					// an unknown command: the top-level action says so
+					return args
+				}
+				if next != nil {
+					i++
+					break scan
+				}
+				pos = append(pos, a)
+			default:
+				pos = append(pos, a)
+			}
+			i++
+		}
+		out = append(out, fl...)
+		if next == nil {
+			if len(pos) > 0 {
+				out = append(out, "--")
+				out = append(out, pos...)
+			}
+			return out
+		}
+		out = append(out, next.Name)
+		rest = rest[i:]
+		if next.Name == "help" {
+			return append(out, rest...)
+		}
+		flags, cmds, root = next.Flags, next.Subcommands, false
+	}
+}
+
+func findCommand(cmds []*cli.Command, name string) *cli.Command {
+	for _, c := range cmds {
+		if c.HasName(name) {
+			return c
+		}
+	}
+	return nil
+}
+
+// flagWord returns the name in a flag word ("--format=json" is "format"),
+// and whether the word carries its value.
+func flagWord(a string) (name string, hasValue bool) {
+	a = strings.TrimPrefix(a, "-")
+	a = strings.TrimPrefix(a, "-")
+	name, _, hasValue = strings.Cut(a, "=")
+	return name, hasValue
+}
+
+// takesValue reports whether the flag word a names a flag of flags that
+// takes a value and does not carry it ("--format", not "--format=json" or
+// "--stdout"). Unknown flags take none.
+func takesValue(flags []cli.Flag, a string) bool {
+	name, hasValue := flagWord(a)
+	if hasValue {
+		return false
+	}
+	for _, f := range flags {
+		for _, n := range f.Names() {
+			if n == name {
+				d, ok := f.(cli.DocGenerationFlag)
+				return ok && d.TakesValue()
+			}
+		}
+	}
+	return false
+}
+
+// flagUsageError turns an error of the flag parser into a usage error,
+// with a "did you mean" for an unknown flag of c's command.
+func flagUsageError(c *cli.Context, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
+		return &usageError{err: fmt.Errorf("%s needs a value", dashed(name))}
+	}
+	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
+	if !ok || c == nil || c.Command == nil {
+		return &usageError{err: err}
+	}
+	var names []string
+	for _, f := range c.Command.Flags {
+		names = append(names, f.Names()...)
+	}
+	if c.Command.Name == "" || c.Command.Name == c.App.Name {
+		// the top level, whose flags are the app's
+		for _, f := range c.App.Flags {
+			names = append(names, f.Names()...)
+		}
+	}
+	ue := &usageError{err: fmt.Errorf("unknown flag %s", dashed(name))}
+	if s := suggest(name, names); len(s) > 0 {
+		for i := range s {
+			s[i] = dashed(s[i])
+		}
+		ue.hint = "did you mean " + orList(s) + "?"
+	} else if strings.ContainsAny(name, "./") {
+		ue.hint = "a path that starts with - goes after --, as in: ctx " + c.Command.Name + " -- -" + name
+	}
+	return ue
+}
+
+// unknownCommand is the usage error of a command name that names no
+// command of cmds, under the command path parent ("ctx", "ctx slice").
+func unknownCommand(parent, name string, cmds []*cli.Command) error {
+	var names []string
+	for _, c := range cmds {
+		if !c.Hidden {
+			names = append(names, c.Names()...)
+		}
+	}
+	ue := &usageError{err: fmt.Errorf("unknown command %q", name)}
+	if parent != "ctx" {
+		ue.err = fmt.Errorf("unknown command %q for %s", name, parent)
+	}
+	if s := suggest(name, names); len(s) > 0 {
+		for i := range s {
+			s[i] = "'" + parent + " " + s[i] + "'"
+		}
+		ue.hint = "did you mean " + orList(s) + "?"
+	}
+	return ue
+}
+
+// groupAction is the action of a command that only holds subcommands
+// (ctx slice, ctx preset): its help, or an unknown subcommand.
+func groupAction(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return unknownCommand("ctx "+c.Command.Name, c.Args().First(), c.Command.Subcommands)
+	}
+	return cli.ShowSubcommandHelp(c)
+}
+
+func dashed(name string) string {
+	if len([]rune(name)) == 1 {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+func orList(s []string) string {
+	if len(s) == 1 {
+		return s[0]
+	}
+	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
+}
+
+// suggest returns the names closest to a mistyped one: those at the
+// smallest edit distance (letters inserted, deleted, replaced or two
+// swapped), at most 1 for words up to four letters and 2 for longer ones,
+// case aside; else the names it begins (at least two letters). Names of
+// one letter are never suggested. The order is that of names, without
+// repeats.
+func suggest(typed string, names []string) []string {
+	typed = strings.ToLower(typed)
+	if len([]rune(typed)) < 2 {
+		return nil
+	}
+	limit := 1
+	if len([]rune(typed)) > 4 {
+		limit = 2
+	}
+	best := limit + 1
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		if len([]rune(n)) < 2 || seen[n] {
+			continue
+		}
+		seen[n] = true
+		d := editDistance(typed, strings.ToLower(n))
+		switch {
+		case d < best:
+			best, out = d, []string{n}
+		case d == best:
+			out = append(out, n)
+		}
+	}
+	if len(out) > 0 {
+		return out
+	}
+	for _, n := range names {
+		if len([]rune(n)) >= 2 && strings.HasPrefix(strings.ToLower(n), typed) && !contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+func contains(s []string, v string) bool {
+	for _, x := range s {
+		if x == v {
+			return true
+		}
+	}
+	return false
+}
+
+// editDistance is the optimal string alignment distance of a and b, in
+// runes: insertions, deletions, substitutions and swaps of two neighbours.
+func editDistance(a, b string) int {
+	ra, rb := []rune(a), []rune(b)
+	d := make([][]int, len(ra)+1)
+	for i := range d {
+		d[i] = make([]int, len(rb)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(ra); i++ {
+		for j := 1; j <= len(rb); j++ {
+			cost := 1
+			if ra[i-1] == rb[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(ra)][len(rb)]
+}

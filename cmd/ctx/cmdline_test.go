@@ -1,0 +1,96 @@
+package main
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/urfave/cli/v2"
+)
+
+func TestNormalizeArgs(t *testing.T) {
+	app := &cli.App{
+		Name:  "ctx",
+		Flags: []cli.Flag{&cli.BoolFlag{Name: "version"}},
+		Commands: []*cli.Command{
+			{Name: "aggregate", Flags: []cli.Flag{
+				&cli.BoolFlag{Name: "stdout"},
+				&cli.StringFlag{Name: "format"},
+				&cli.StringFlag{Name: "project-dir", Aliases: []string{"C"}},
+			}},
+			{Name: "slice", Subcommands: []*cli.Command{
+				{Name: "add", Flags: []cli.Flag{&cli.StringFlag{Name: "tag"}}},
+			}},
+		},
+	}
+	app.Setup()
+	for _, tc := range []struct{ in, want string }{
+		{"ctx", "ctx"},
+		{"ctx --version", "ctx --version"},
+		{"ctx aggregate", "ctx aggregate"},
+		{"ctx aggregate a b", "ctx aggregate -- a b"},
+		{"ctx aggregate a --stdout b", "ctx aggregate --stdout -- a b"},
+		{"ctx aggregate a --format json b", "ctx aggregate --format json -- a b"},
+		{"ctx aggregate a --format=json -C dir b", "ctx aggregate --format=json -C dir -- a b"},
+		{"ctx aggregate --stdout -- -x --format", "ctx aggregate --stdout -- -x --format"},
+		{"ctx aggregate a -- --stdout", "ctx aggregate -- a --stdout"},
+		{"ctx aggregate --format --stdout a", "ctx aggregate --format --stdout -- a"},
+		{"ctx aggregate a --bogus b", "ctx aggregate --bogus -- a b"},
+		{"ctx aggregate a --format", "ctx aggregate --format -- a"},
+		{"ctx aggregate - --stdout", "ctx aggregate --stdout -- -"},
+		{"ctx slice add f 1 2 --tag t", "ctx slice add --tag t -- f 1 2"},
+		{"ctx slice nosuch --tag t", "ctx slice --tag -- nosuch t"}, // --tag is no flag of slice
+		{"ctx nosuch --stdout a", "ctx nosuch --stdout a"},
+		{"ctx help aggregate", "ctx help aggregate"},
+		{"ctx --version aggregate a --stdout", "ctx --version aggregate --stdout -- a"},
+	} {
+		got := strings.Join(normalizeArgs(app, strings.Fields(tc.in)), " ")
+		if got != tc.want {
+			t.Errorf("normalizeArgs(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestSuggest(t *testing.T) {
+	names := []string{"format", "stdout", "max-tokens", "max-file-tokens", "C", "project-dir", "preset"}
+	for _, tc := range []struct {
+		typed string
+		want  []string
+	}{
+		{"formt", []string{"format"}},
+		{"Format", []string{"format"}},
+		{"fromat", []string{"format"}},
+		{"max-tokns", []string{"max-tokens"}},
+		{"max", []string{"max-tokens", "max-file-tokens"}},
+		{"pre", []string{"preset"}},
+		{"bogus", nil},
+		{"c", nil},
+		{"x", nil},
+		{"std", []string{"stdout"}},
+	} {
+		if got := suggest(tc.typed, names); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("suggest(%q) = %q, want %q", tc.typed, got, tc.want)
+		}
+	}
+	cmds := []string{"discover", "manifest", "render", "audit", "schema", "version", "aggregate", "slice", "stats", "messages", "init", "verify", "diff", "help", "h"}
+	for typed, want := range map[string][]string{
+		"audt": {"audit"}, "agg": {"aggregate"}, "stat": {"stats"}, "dif": {"diff"}, "nosuch": nil, "ver": {"version", "verify"},
+	} {
+		if got := suggest(typed, cmds); !reflect.DeepEqual(got, want) {
+			t.Errorf("suggest(%q) = %q, want %q", typed, got, want)
+		}
+	}
+}
+
+func TestEditDistance(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0}, {"a", "", 1}, {"audit", "audt", 1}, {"format", "fromat", 1}, {"kitten", "sitting", 3}, {"ab", "ba", 1}, {"é", "e", 1},
+	} {
+		if got := editDistance(tc.a, tc.b); got != tc.want {
+			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
+		}
+	}
+}

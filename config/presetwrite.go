@@ -1,0 +1,197 @@
+package config
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/jsonenc"
+	texttable "github.com/ctxaudit/ctx/internal/table"
+)
+
+// PresetStatus is a preset with what its files come to in a project:
+// what `ctx preset list` and `ctx preset show` print.
+type PresetStatus struct {
+	aggregate.Preset
+	// Found is the number of distinct files the entries name in the
+	// project; Missing are the entries that name nothing there.
+	Found   int      `json:"found"`
+	Missing []string `json:"missing,omitempty"`
+}
+
+// PresetList returns every preset of the project and of the user
+// ([Config.PresetList]), the user's file shown as [Project.ShownPath]
+// shows it.
+func (p *Project) PresetList() ([]aggregate.Preset, error) {
+	list, err := p.Config.PresetList(p.UserConfigDir)
+	for i := range list {
+		if list[i].Scope == aggregate.ScopeUser {
+			list[i].File = p.ShownPath(list[i].File)
+		}
+	}
+	return list, err
+}
+
+// CheckPreset resolves the files of pr in the project, as `ctx aggregate
+// --preset` would (base_dir, .gitignore, the output directory skipped),
+// without reading them.
+func (p *Project) CheckPreset(ctx context.Context, pr aggregate.Preset) (PresetStatus, error) {
+	fc, err := aggregate.CheckFiles(ctx, p.AggregateOptions(), pr.Files)
+	return PresetStatus{Preset: pr, Found: fc.Files, Missing: fc.Missing}, err
+}
+
+// SaveUserPreset saves pr in the user's presets file ([SaveUserPreset])
+// and returns the file as [Project.ShownPath] shows it.
+func (p *Project) SaveUserPreset(pr aggregate.Preset, replace bool) (string, error) {
+	shown := p.ShownPath(PresetsFile(p.UserConfigDir))
+	return shown, saveUserPreset(p.UserConfigDir, shown, pr, replace)
+}
+
+// DeleteUserPreset removes a preset from the user's presets file
+// ([DeleteUserPreset]) and returns the file as [Project.ShownPath] shows
+// it.
+func (p *Project) DeleteUserPreset(name string) (string, error) {
+	shown := p.ShownPath(PresetsFile(p.UserConfigDir))
+	return shown, deleteUserPreset(p.UserConfigDir, shown, name)
+}
+
+// PresetFormat is an output format of [WritePresetList] and
+// [WritePreset].
+type PresetFormat string
+
+// The formats.
+const (
+	// PresetFormatTable: the list as a table fitted to a width.
+	PresetFormatTable PresetFormat = "table"
+	// PresetFormatText: one preset, for people.
+	PresetFormatText PresetFormat = "text"
+	// PresetFormatJSON: the [PresetStatus] values.
+	PresetFormatJSON PresetFormat = "json"
+	// PresetFormatTOML: one preset as a [presets.NAME] table ([PresetTOML]),
+	// to paste into ctx.toml.
+	PresetFormatTOML PresetFormat = "toml"
+)
+
+var presetColumns = []texttable.Column{
+	{Header: "name", Fit: texttable.FitCutMiddle, Min: 8},
+	{Header: "scope"},
+	{Header: "files", Align: texttable.Right},
+	{Header: "description", Fit: texttable.FitWrap, Min: 12},
+	{Header: "note", Fit: texttable.FitWrap, Min: 12},
+}
+
+// WritePresetList writes the presets as `ctx preset list` prints them: a
+// table (at most width columns wide; 0 is 100) with each preset's name,
+// scope, number of files found, description, and a note for entries that
+// name nothing and for a user preset the project's overrides; or, in
+// JSON, {"presets": [...]}.
+func WritePresetList(w io.Writer, list []PresetStatus, f PresetFormat, width int) error {
+	var b bytes.Buffer
+	switch f {
+	case PresetFormatJSON:
+		if list == nil {
+			list = []PresetStatus{}
+		}
+		if err := jsonenc.Write(&b, struct {
+			Presets []PresetStatus `json:"presets"`
+		}{list}); err != nil {
+			return err
+		}
+	case PresetFormatTable:
+		if len(list) == 0 {
+			b.WriteString("no presets: add [presets.NAME] to ctx.toml, or save one with: ctx preset save NAME\n")
+			break
+		}
+		if width <= 0 {
+			width = 100
+		}
+		var rows [][]string
+		for _, s := range list {
+			var notes []string
+			if s.Overridden {
+				notes = append(notes, "overridden by the project's")
+			}
+			if len(s.Missing) > 0 {
+				notes = append(notes, "not found: "+strings.Join(s.Missing, ", "))
+			}
+			rows = append(rows, []string{s.Name, string(s.Scope), display.Int(s.Found), s.Description, strings.Join(notes, "; ")})
+		}
+		if err := texttable.WriteFitted(&b, presetColumns, rows, width); err != nil {
+			return err
+		}
+	default:
+		return fmt.Errorf("format: must be table or json, not %q", f)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WritePreset writes one preset as `ctx preset show` prints it: as text
+// (where it is defined, its description, each file entry with its
+// settings and whether it names anything, its screenshots), JSON or TOML.
+func WritePreset(w io.Writer, s PresetStatus, f PresetFormat) error {
+	var b bytes.Buffer
+	switch f {
+	case PresetFormatJSON:
+		if err := jsonenc.Write(&b, s); err != nil {
+			return err
+		}
+	case PresetFormatTOML:
+		b.WriteString(PresetTOML(s.Preset))
+	case PresetFormatText:
+		where := s.File
+		if s.Line > 0 {
+			where += fmt.Sprintf(":%d", s.Line)
+		}
+		fmt.Fprintf(&b, "preset %s: %s, %s\n", s.Name, s.Scope, where)
+		if s.Overridden {
+			b.WriteString("overridden by the project preset of the same name\n")
+		}
+		if s.Description != "" {
+			b.WriteString("description: " + s.Description + "\n")
+		}
+		fmt.Fprintf(&b, "files: %s, %s found\n", plural(len(s.Files), "entry", "entries"), plural(s.Found, "file", "files"))
+		missing := map[string]bool{}
+		for _, m := range s.Missing {
+			missing[m] = true
+		}
+		wide := 0
+		for _, fi := range s.Files {
+			wide = max(wide, texttable.Width(fi.Path))
+		}
+		for _, fi := range s.Files {
+			extra := FileItemSettings(fi)
+			if missing[fi.Path] {
+				extra = append(extra, "(not found)")
+			}
+			line := "  " + fi.Path
+			if len(extra) > 0 {
+				line += strings.Repeat(" ", wide-texttable.Width(fi.Path)+2) + strings.Join(extra, ", ")
+			}
+			b.WriteString(line + "\n")
+		}
+		switch {
+		case !s.ScreenshotsSet:
+			b.WriteString("screenshots: not set (the configured ones stay)\n")
+		case len(s.Screenshots) == 0:
+			b.WriteString("screenshots: none\n")
+		default:
+			b.WriteString("screenshots: " + strings.Join(s.Screenshots, ", ") + "\n")
+		}
+	default:
+		return fmt.Errorf("format: must be text, json or toml, not %q", f)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return display.Int(n) + " " + many
+}

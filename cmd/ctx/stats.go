@@ -31,7 +31,7 @@ func (e *env) stats(c *cli.Context) error {
 	if format != "table" && format != "json" {
 		return usagef("--format: must be table or json, not %q", format)
 	}
-	o, err := aggregateOptions(c, args, false)
+	o, err := aggregateOptions(c, args, false, true)
 	if err != nil {
 		return err
 	}

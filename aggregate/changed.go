@@ -160,3 +160,13 @@ func git(ctx context.Context, dir string, args ...string) ([]byte, error) {
 	}
 	return stdout.Bytes(), nil
 }
+
+// IsRevision reports whether git knows name as a commit in the working
+// tree holding dir (so that `--changed main` can be told from a path).
+func IsRevision(ctx context.Context, dir, name string) bool {
+	if name == "" || strings.HasPrefix(name, "-") || strings.ContainsAny(name, "\x00\n") {
+		return false
+	}
+	_, err := git(ctx, dir, "rev-parse", "--verify", "--quiet", "--end-of-options", name+"^{commit}")
+	return err == nil
+}

@@ -62,8 +62,8 @@ func TestDefaultIgnores(t *testing.T) {
 		if got := strings.Join(ignored, " "); got != wantIgnored {
 			t.Errorf("%q: ignored %s\nwant %s", entry, got, wantIgnored)
 		}
-		if res.Summary.Ignored != len(res.Ignored) {
-			t.Errorf("summary counts %d ignored", res.Summary.Ignored)
+		if res.Summary().Ignored != len(res.Ignored) {
+			t.Errorf("summary counts %d ignored", res.Summary().Ignored)
 		}
 	}
 	// the pattern behind each, for --format json
@@ -231,8 +231,8 @@ func TestChangedFilter(t *testing.T) {
 	if got := fmt.Sprint(labels(res.Items), ignored); got != "[src/app.py missing.py] [uv.lock web/node_modules/]" {
 		t.Errorf("changed: %s", got)
 	}
-	if res.Summary.Changed == nil || *res.Summary.Changed != "" || res.Summary.Files != 1 || res.Summary.Errors != 1 {
-		t.Errorf("summary %+v", res.Summary)
+	if res.Summary().Changed == nil || *res.Summary().Changed != "" || res.Summary().Files != 1 || res.Summary().Errors != 1 {
+		t.Errorf("summary %+v", res.Summary())
 	}
 	// base_dir below the repository root
 	res, err = Run(context.Background(), Options{BaseDir: filepath.Join(dir, "src"), Files: []FileItem{{Path: "*.py"}}, Changed: ch})
@@ -304,6 +304,12 @@ func TestChangedFiles(t *testing.T) {
 		if _, err := ChangedFiles(ctx, dir, ref); err == nil {
 			t.Errorf("%q: no error", ref)
 		}
+		if IsRevision(ctx, dir, ref) {
+			t.Errorf("%q is a revision", ref)
+		}
+	}
+	if !IsRevision(ctx, dir, "one") || !IsRevision(ctx, dir, "HEAD~1") || IsRevision(ctx, dir, "a.py") {
+		t.Error("IsRevision")
 	}
 }
 
@@ -325,7 +331,7 @@ func TestSummaryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b strings.Builder
-	if err := res.Summary.Write(&b); err != nil {
+	if err := res.Summary().Write(&b); err != nil {
 		t.Fatal(err)
 	}
 	want := `ctx: 4 files, 80 tokens (chars4)

@@ -112,7 +112,7 @@
 //
 // # Summary
 //
-// [Run] counts what it did in Result.Summary ([Summary]): the files with a
+// [Result.Summary] counts what a run did ([Summary]): the files with a
 // block, the tokens of the whole document, what the token budget degraded
 // and omitted, errors, binary and excluded files, the five largest blocks
 // and how many paths the default ignores left out. [Summary.Write] puts it

@@ -544,9 +544,13 @@ type Result struct {
 	// Ignored lists what the default ignore list left out of the globs and
 	// walks of the files, sorted by path (a directory once, not its files).
 	Ignored []IgnoredPath
-	// Summary counts the run for people (see [Summary.Write]).
-	Summary Summary
+
+	opts Options // normalized, for Summary
 }
+
+// Summary counts the run for people ([Summary.Write]). It counts the
+// tokens of the whole document, so it is computed when asked for.
+func (res *Result) Summary() Summary { return summarize(res.opts, res) }
 
 // Run builds the items and screenshots, composes the markdown and, when
 // opts.OutputDir is set, writes it, followed by a newline, to the next free
@@ -572,7 +576,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	res := &Result{Items: items, Screenshots: shots, Ignored: ignored}
 	res.Static = Markdown(o.Section(), items, shots, "")
 	res.Markdown = Markdown(o.Section(), items, shots, o.History)
-	res.Summary = summarize(o, res)
+	res.opts = o
 	if o.OutputDir != "" {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -709,7 +713,7 @@ type Document struct {
 
 // WriteJSON writes the [Document] of res to w.
 func (res *Result) WriteJSON(w io.Writer) error {
-	doc := Document{Items: res.Items, Screenshots: res.Screenshots, Ignored: res.Ignored, Summary: res.Summary}
+	doc := Document{Items: res.Items, Screenshots: res.Screenshots, Ignored: res.Ignored, Summary: res.Summary()}
 	if doc.Items == nil {
 		doc.Items = []Item{}
 	}

@@ -67,9 +67,13 @@ func estimatorFlag(est measure.Estimator) string {
 }
 
 func summarize(o Options, res *Result) Summary {
+	est := o.Estimator
+	if est == nil { // a Result not made by Run
+		est = measure.Default()
+	}
 	s := Summary{
-		Tokens:      o.Estimator.Tokens([]byte(res.Markdown)),
-		Estimator:   estimatorFlag(o.Estimator),
+		Tokens:      est.Tokens([]byte(res.Markdown)),
+		Estimator:   estimatorFlag(est),
 		Screenshots: len(res.Screenshots),
 		Ignored:     len(res.Ignored),
 		ignored:     res.Ignored,

@@ -214,14 +214,15 @@ func (e *env) aggregate(c *cli.Context) error {
 	if c.IsSet("changed") {
 		ref := c.Generic("changed").(*optionalValue).value
 		if ref == "" {
-			// --changed main: main is taken for a path
+			// --changed main: main is taken for a path, and git knows it
+			// as a revision
 			for _, a := range args {
 				p := a
 				if !filepath.IsAbs(p) {
 					p = filepath.Join(o.BaseDir, p)
 				}
-				if _, err := os.Lstat(p); err != nil && !strings.ContainsAny(a, "*?[{") {
-					return usagef("--changed: %q is not a file or directory; to compare with a git revision, write --changed=%s", a, a)
+				if _, err := os.Lstat(p); err != nil && aggregate.IsRevision(c.Context, o.BaseDir, a) {
+					return usagef("--changed: %q is a git revision, not a file; to compare with it, write --changed=%s", a, a)
 				}
 			}
 		}
@@ -286,7 +287,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	if err != nil || quiet {
 		return err
 	}
-	return res.Summary.Write(e.stderr)
+	return res.Summary().Write(e.stderr)
 }
 
 // itemWarnings reports an item's problems on stderr.

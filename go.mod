@@ -4,6 +4,7 @@ go 1.26.8
 
 require (
 	github.com/bmatcuk/doublestar/v4 v4.10.4
+	github.com/creack/pty v1.1.24
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/go-git/go-git/v5 v5.19.3
 	github.com/mattn/go-isatty v0.0.24

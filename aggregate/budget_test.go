@@ -167,13 +167,16 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 		}
 		for _, it := range res.Items {
 			if it.Status == StatusOmitted {
-				if it.Block() != "" || it.Emitted != (Measured{}) || strings.Contains(res.Markdown, "`"+it.Path+"`") {
+				if it.Block() != "" || it.Emitted != (Measured{}) || strings.Contains(res.Markdown, "### `"+it.Path+"`") {
 					t.Errorf("max_tokens %d: omitted %s is still rendered", tc.max, it.Path)
+				}
+				if !strings.Contains(res.Markdown, OmittedHeading+"\n") || !strings.Contains(res.Markdown, "\n- `"+it.Path+"` (") {
+					t.Errorf("max_tokens %d: omitted %s is not listed", tc.max, it.Path)
 				}
 			}
 		}
-		if tc.max == 1 && res.Markdown != "" {
-			t.Errorf("everything omitted, yet markdown %q", res.Markdown)
+		if want := "## Files\n\n" + OmittedHeading + "\n\n- `big.py` (2,985 tokens)\n- `mid.py` (616 tokens)\n- `small.py` (2 tokens)\n- `notes.txt` (583 tokens)"; tc.max == 1 && res.Markdown != want {
+			t.Errorf("everything omitted: markdown\n%s\nwant only the list of omitted files\n%s", res.Markdown, want)
 		}
 		// deterministic
 		again, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})

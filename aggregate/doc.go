@@ -20,8 +20,22 @@
 // an entry that names an existing path is that path, even when it holds glob
 // characters (app/[id]/page.tsx).
 // Globs and walks skip .git and the output directory (Options.SkipDirs),
-// respect .gitignore files at every level and .git/info/exclude
-// ([GitIgnore]); a file named explicitly is always read.
+// even when it is a glob's base or the directory given; they respect
+// .gitignore files at every level and .git/info/exclude ([GitIgnore]), then
+// the default ignore list ([DefaultIgnores]: lock files, .env files,
+// private keys and credentials, dependency, build and cache directories;
+// off with Options.NoDefaultIgnores), then Options.IgnorePatterns
+// (gitignore syntax relative to the base directory; the last match wins).
+// What the default list leaves out is listed in [Result.Ignored] (a
+// directory once) and counted in the [Summary], never dropped silently; an
+// entry whose every match it left out is an error item that says so. A
+// file named explicitly is always read, and so is a directory named
+// explicitly or as a glob's base. [Options.OrProject] makes the base
+// directory the one entry when there is none (ctx aggregate and ctx stats
+// without [files] paths, as repomix packs the directory it runs in).
+// Options.Changed keeps only the files that git reports as changed
+// ([ChangedFiles], which runs the git command); entries that match nothing
+// stay as errors.
 // history.toml and *_history.toml (any case) are never aggregated. A file
 // reached by several entries (or through symbolic links) is kept once,
 // where it first appears; an explicit entry's settings win over a glob's.
@@ -90,9 +104,20 @@
 // degraded by one step. force_full, tier 3 and Tier 3 focus files are exempt
 // from the cap and degraded by the total only when every other file is
 // omitted. Error, binary, view none and auto_aggregate = false items are
-// never touched. A degraded block's header says so,
+// never touched. The files section ends with the omitted files, each with
+// its tokens, under [OmittedHeading] ("- `big.py` (2,985 tokens)"); the
+// list is not counted against the budget. A degraded block's header says so,
 // "### `{label}` (Skeleton; token budget)", and Item.Degraded records the
 // steps and the limit behind them: "full → skeleton → omitted (max_tokens 4000)".
+//
+// # Summary
+//
+// [Result.Summary] counts what a run did ([Summary]): the files with a
+// block, the tokens of the whole document, what the token budget degraded
+// and omitted, errors, binary and excluded files, the five largest blocks
+// and how many paths the default ignores left out. [Summary.Write] puts it
+// in words, a few "ctx: " lines, which ctx aggregate prints on stderr at
+// the end of every run.
 //
 // # Slices
 //

@@ -15,14 +15,27 @@ const Separator = sep
 
 func codeSpan(label string) string { return mdtext.CodeSpan(label) }
 
+// OmittedHeading heads the list of the files that the token budget left
+// out, the files section's last block.
+const OmittedHeading = "### Omitted by the token budget"
+
 // FilesSection renders "## {title}\n\n" and the blocks of the aggregated
-// items joined by "\n\n---\n\n", or "" when no item is aggregated.
+// items joined by "\n\n---\n\n", then, when the token budget omitted
+// files, the block [OmittedHeading] with one line per omitted file,
+// "- `{label}` ({tokens} tokens)" (the file's tokens); "" when no item is
+// aggregated or omitted.
 func FilesSection(title string, items []Item) string {
-	var blocks []string
+	var blocks, omitted []string
 	for i := range items {
 		if b := items[i].Block(); b != "" {
 			blocks = append(blocks, b)
 		}
+		if it := &items[i]; it.AutoAggregate && it.Status == StatusOmitted {
+			omitted = append(omitted, "- "+codeSpan(it.Path)+" ("+nouns(it.Source.Tokens, "token")+")")
+		}
+	}
+	if len(omitted) > 0 {
+		blocks = append(blocks, OmittedHeading+"\n\n"+strings.Join(omitted, "\n"))
 	}
 	if len(blocks) == 0 {
 		return ""

@@ -36,9 +36,59 @@ type target struct {
 
 // resolver expands entries below a base directory.
 type resolver struct {
-	base string // absolute, clean
-	ign  Ignorer
-	skip map[string]bool // absolute, clean directories walks never enter
+	base  string // absolute, clean
+	ign   Ignorer
+	skip  map[string]bool // absolute, clean directories walks never enter
+	rules *ignoreRules    // the default and the caller's patterns
+	log   ignoredLog      // what the default patterns left out
+	only  map[string]bool // when set, keep only these files (see [Changes])
+	// resolved holds the host paths that the entries resolved to
+	resolved map[string]int
+	notes    int // paths the default patterns left out, with repeats
+}
+
+// newResolver returns the resolver of o's entries below base, with the
+// repository rules ign.
+func newResolver(o Options, base string, ign Ignorer) *resolver {
+	return &resolver{base: base, ign: ign, skip: o.skipSet(),
+		rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns)}
+}
+
+// ignored returns what the default ignore list left out of the walks,
+// sorted: not the files that an entry resolved to, and under a change
+// filter only the changed files and the directories holding one.
+func (r *resolver) ignored() []IgnoredPath {
+	var keep func(IgnoredPath) bool
+	if r.only != nil {
+		keep = func(p IgnoredPath) bool {
+			real := realPath(p.abs)
+			if !p.Dir {
+				return r.only[real]
+			}
+			for f := range r.only {
+				if strings.HasPrefix(f, real+string(filepath.Separator)) {
+					return true
+				}
+			}
+			return false
+		}
+	}
+	return r.log.list(r.resolved, keep)
+}
+
+// skipDir returns the directory that walks never enter (the output
+// directory, Options.SkipDirs) holding abs or equal to it.
+func (r *resolver) skipDir(abs string) (string, bool) {
+	for d := abs; ; {
+		if r.skip[d] {
+			return d, true
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return "", false
+		}
+		d = parent
+	}
 }
 
 // label returns abs relative to the base directory with forward slashes.
@@ -88,6 +138,21 @@ func (r *resolver) resolveAll(ctx context.Context, entries []FileItem) ([]target
 			out = append(out, t)
 		}
 	}
+	r.resolved = map[string]int{}
+	for _, t := range out {
+		if t.abs != "" {
+			r.resolved[t.abs] = 0
+		}
+	}
+	if r.only != nil {
+		kept := out[:0]
+		for _, t := range out {
+			if t.abs == "" || r.only[realPath(t.abs)] {
+				kept = append(kept, t) // entry errors stay: never hidden
+			}
+		}
+		out = kept
+	}
 	return out, nil
 }
 
@@ -107,12 +172,16 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		if !doublestar.ValidatePattern(pattern) {
 			return errT(pat, "invalid glob: "+pat), nil
 		}
+		if d, ok := r.skipDir(r.abs(base)); ok {
+			return errT(pat, "no files matched: "+pat+" (globs never enter "+r.label(d)+", the output directory)"), nil
+		}
+		before := r.notes
 		files, err := r.walk(ctx, r.abs(base), pattern)
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return errT(pat, "no files matched: "+pat), nil
+			return errT(pat, "no files matched: "+pat+r.leftOut(before)), nil
 		}
 		return r.targets(e, files, false), nil
 	}
@@ -128,12 +197,16 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 	case err != nil:
 		return errT(label, "cannot read "+label+": "+fileio.Cause(err).Error()), nil
 	case st.IsDir():
+		if d, ok := r.skipDir(abs); ok {
+			return errT(label, "no files matched: "+label+" (directory walks never enter "+r.label(d)+", the output directory)"), nil
+		}
+		before := r.notes
 		files, err := r.walk(ctx, abs, "**")
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return errT(label, "no files matched: "+label), nil
+			return errT(label, "no files matched: "+label+r.leftOut(before)), nil
 		}
 		return r.targets(e, files, false), nil
 	}
@@ -165,6 +238,17 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 	if !strings.Contains(pattern, "**") {
 		maxDepth = strings.Count(pattern, "/") + 1
 	}
+	// a walk of a directory that the ignore patterns leave out (named
+	// explicitly, or as a glob's base) takes what is below it; the
+	// patterns apply to the paths below the base directory
+	rules := r.rules
+	if r.excludedDir(root) {
+		rules = nil
+	}
+	parts := func(p string) []string {
+		ps, _ := splitRel(r.base, p)
+		return ps
+	}
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
@@ -191,6 +275,10 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {
 				return filepath.SkipDir
 			}
+			if ex, ru := rules.match(parts(p), true); ex {
+				r.note(p, true, ru)
+				return filepath.SkipDir
+			}
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
@@ -204,6 +292,10 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 		if IsHistoryFile(d.Name()) || !doublestar.MatchUnvalidated(pattern, rel) || r.ign.Ignored(p, false) {
 			return nil
 		}
+		if ex, ru := rules.match(parts(p), false); ex {
+			r.note(p, false, ru)
+			return nil
+		}
 		files = append(files, p)
 		return nil
 	})
@@ -212,4 +304,47 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 	}
 	sort.Slice(files, func(i, j int) bool { return filepath.ToSlash(files[i]) < filepath.ToSlash(files[j]) })
 	return files, nil
+}
+
+// excludedDir reports whether the ignore patterns leave out dir or one of
+// its parents below the base directory.
+func (r *resolver) excludedDir(dir string) bool {
+	ps, ok := splitRel(r.base, dir)
+	if !ok || ps[0] == ".." {
+		return false
+	}
+	for i := 1; i <= len(ps); i++ {
+		if ex, _ := r.rules.match(ps[:i], true); ex {
+			return true
+		}
+	}
+	return false
+}
+
+// leftOut says, for an entry that matched nothing, that the default
+// ignore list left out what it would have matched (notes since before);
+// "" when it did not.
+func (r *resolver) leftOut(before int) string {
+	if r.notes == before {
+		return ""
+	}
+	return " (the default ignores left out what it matched)"
+}
+
+// note records a path that a default pattern left out.
+func (r *resolver) note(abs string, isDir bool, ru *rule) {
+	if ru != nil && ru.isDefault {
+		r.notes++
+		r.log.add(IgnoredPath{Path: r.label(abs), Dir: isDir, Pattern: ru.text, abs: abs})
+	}
+}
+
+// realPath is abs with the symbolic links of its directory resolved (the
+// file itself is kept, so that a link is the link git reports).
+func realPath(abs string) string {
+	dir, err := filepath.EvalSymlinks(filepath.Dir(abs))
+	if err != nil {
+		return abs
+	}
+	return filepath.Join(dir, filepath.Base(abs))
 }

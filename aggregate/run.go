@@ -103,6 +103,19 @@ type Options struct {
 	// Ignore decides what globs and walks skip; nil is git's rules
 	// ([NewGitIgnore] of BaseDir).
 	Ignore Ignorer
+	// NoDefaultIgnores turns off the default ignore list ([DefaultIgnores]:
+	// lock files, .env files, private keys, dependency, build and cache
+	// directories), which globs and walks otherwise apply after Ignore. What
+	// the list leaves out is in Result.Ignored.
+	NoDefaultIgnores bool
+	// IgnorePatterns are more patterns in gitignore syntax, relative to the
+	// base directory, applied after the default list (so "!go.sum" keeps a
+	// file the list leaves out). A file named explicitly is always read.
+	IgnorePatterns []string
+	// Changed, when set, keeps only the files it lists ([ChangedFiles]):
+	// the entries are resolved as usual and the files that did not change
+	// are dropped (entries that match nothing stay, as errors).
+	Changed *Changes
 	// SkipDirs are directories that globs and walks never enter (a file
 	// in one named explicitly is still read). OutputDir is always one of
 	// them, and config.AggregateOptions adds the configured output directory
@@ -116,6 +129,17 @@ type Options struct {
 	// file with "[REDACTED:rule]" before the file's view is made, so that
 	// no view holds one; Item.Redacted records them.
 	Redact *secrets.Scanner
+}
+
+// OrProject returns o with the whole base directory as its one entry
+// (".", walked with .gitignore and the ignore lists) when o.Files is
+// empty: what ctx aggregate and ctx stats take without [files] paths or
+// arguments, as repomix packs the directory it runs in.
+func (o Options) OrProject() Options {
+	if len(o.Files) == 0 {
+		o.Files = []FileItem{{Path: "."}}
+	}
+	return o
 }
 
 func (o Options) tier3() bool { return o.Tier3 || len(o.Focus) > 0 }
@@ -174,6 +198,11 @@ func (o Options) normalized() (Options, error) {
 	}
 	if o.Namespace == "" {
 		o.Namespace = DefaultNamespace
+	}
+	for _, p := range o.IgnorePatterns {
+		if err := CheckIgnorePattern(p); err != nil {
+			return o, fmt.Errorf("ignore pattern %q: %w", p, err)
+		}
 	}
 	skip := append([]string(nil), o.SkipDirs...)
 	if o.OutputDir != "" {
@@ -318,13 +347,38 @@ func BuildItems(ctx context.Context, opts Options) ([]Item, error) {
 }
 
 func buildItems(ctx context.Context, o Options) ([]Item, error) {
-	r := &resolver{base: o.BaseDir, ign: o.Ignore, skip: o.skipSet()}
+	items, _, err := buildItemsIgnored(ctx, o)
+	return items, err
+}
+
+// buildItemsIgnored is buildItems with what the default ignore list left
+// out.
+func buildItemsIgnored(ctx context.Context, o Options) ([]Item, []IgnoredPath, error) {
+	r := o.fileResolver()
 	targets, err := r.resolveAll(ctx, o.Files)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	items, err := buildTargets(ctx, o, targets)
+	if err != nil {
+		return nil, nil, err
+	}
+	return items, r.ignored(), nil
+}
+
+// fileResolver returns the resolver of o.Files: below the base directory,
+// with the change filter.
+func (o Options) fileResolver() *resolver {
+	r := newResolver(o, o.BaseDir, o.Ignore)
+	if o.Changed != nil {
+		r.only = o.Changed.set()
+	}
+	return r
+}
+
+func buildTargets(ctx context.Context, o Options, targets []target) ([]Item, error) {
 	items := make([]Item, len(targets))
-	err = parallel(ctx, len(targets), o.Concurrency, o.Progress, func(i int) {
+	err := parallel(ctx, len(targets), o.Concurrency, o.Progress, func(i int) {
 		items[i] = buildItem(ctx, o, targets[i])
 	})
 	if err != nil {
@@ -456,7 +510,7 @@ func buildScreenshots(ctx context.Context, o Options) ([]Screenshot, error) {
 	if o.ScreenshotBaseDir != o.BaseDir && isGitIgnore(o.Ignore) {
 		ign = NewGitIgnore(o.ScreenshotBaseDir)
 	}
-	r := &resolver{base: o.ScreenshotBaseDir, ign: ign, skip: o.skipSet()}
+	r := newResolver(o, o.ScreenshotBaseDir, ign)
 	entries := make([]FileItem, len(o.Screenshots))
 	for i, s := range o.Screenshots {
 		entries[i] = FileItem{Path: s}
@@ -502,7 +556,16 @@ type Result struct {
 	OutputPath  string
 	Items       []Item
 	Screenshots []Screenshot
+	// Ignored lists what the default ignore list left out of the globs and
+	// walks of the files, sorted by path (a directory once, not its files).
+	Ignored []IgnoredPath
+
+	opts Options // normalized, for Summary
 }
+
+// Summary counts the run for people ([Summary.Write]). It counts the
+// tokens of the whole document, so it is computed when asked for.
+func (res *Result) Summary() Summary { return summarize(res.opts, res) }
 
 // Run builds the items and screenshots, composes the markdown and, when
 // opts.OutputDir is set, writes it, followed by a newline, to the next free
@@ -517,7 +580,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	items, err := buildItems(ctx, o)
+	items, ignored, err := buildItemsIgnored(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -525,9 +588,10 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Items: items, Screenshots: shots}
+	res := &Result{Items: items, Screenshots: shots, Ignored: ignored}
 	res.Static = Markdown(o.Section(), items, shots, "")
 	res.Markdown = Markdown(o.Section(), items, shots, o.History)
+	res.opts = o
 	if o.OutputDir != "" {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -657,16 +721,22 @@ type DirGroup struct {
 type Document struct {
 	Items       []Item       `json:"items"`
 	Screenshots []Screenshot `json:"screenshots"`
+	// Ignored is what the default ignore list left out (Result.Ignored).
+	Ignored []IgnoredPath `json:"ignored"`
+	Summary Summary       `json:"summary"`
 }
 
 // WriteJSON writes the [Document] of res to w.
 func (res *Result) WriteJSON(w io.Writer) error {
-	doc := Document{Items: res.Items, Screenshots: res.Screenshots}
+	doc := Document{Items: res.Items, Screenshots: res.Screenshots, Ignored: res.Ignored, Summary: res.Summary()}
 	if doc.Items == nil {
 		doc.Items = []Item{}
 	}
 	if doc.Screenshots == nil {
 		doc.Screenshots = []Screenshot{}
+	}
+	if doc.Ignored == nil {
+		doc.Ignored = []IgnoredPath{}
 	}
 	return jsonenc.Write(w, doc)
 }

@@ -85,7 +85,7 @@ func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	r := &resolver{base: o.BaseDir, ign: o.Ignore, skip: o.skipSet()}
+	r := o.fileResolver()
 	targets, err := r.resolveAll(ctx, o.Files)
 	if err != nil {
 		return nil, err

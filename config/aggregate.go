@@ -75,6 +75,8 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		}
 		o.MaxTokens = measure.MaxOf(f.MaxTokens)
 		o.MaxFileTokens = measure.MaxOf(f.MaxFileTokens)
+		o.IgnorePatterns = append([]string(nil), f.Ignore...)
+		o.NoDefaultIgnores = f.DefaultIgnores != nil && !*f.DefaultIgnores
 	}
 	o.ScreenshotBaseDir = o.BaseDir
 	if s := a.Screenshots; s != nil {

@@ -31,6 +31,12 @@ type Files struct {
 	// (absent) is no limit; a present value is 1 or more.
 	MaxTokens     *int
 	MaxFileTokens *int
+	// Ignore is ignore: more patterns in gitignore syntax, relative to
+	// base_dir, that globs and walks leave out; nil when absent.
+	Ignore []string
+	// DefaultIgnores is default_ignores: false turns off the default
+	// ignore list (aggregate.DefaultIgnores); nil when absent (true).
+	DefaultIgnores *bool
 }
 
 // FileEntry is one element of a paths array: a path or glob string, or an
@@ -210,7 +216,8 @@ func decodePresets(t table) ([]Preset, error) {
 }
 
 func decodeFiles(t table) (*Files, error) {
-	if err := t.CheckKeys("base_dir", "paths", "strategy", "summary_only", "max_tokens", "max_file_tokens"); err != nil {
+	if err := t.CheckKeys("base_dir", "paths", "strategy", "summary_only", "max_tokens", "max_file_tokens",
+		"ignore", "default_ignores"); err != nil {
 		return nil, err
 	}
 	f := &Files{Line: t.doc.Line(t.Path)}
@@ -236,6 +243,24 @@ func decodeFiles(t table) (*Files, error) {
 		return nil, err
 	} else if ok {
 		f.SummaryOnly = &b
+	}
+	if b, ok, err := t.Bool("default_ignores"); err != nil {
+		return nil, err
+	} else if ok {
+		f.DefaultIgnores = &b
+	}
+	if l, ok, err := t.Strings("ignore"); err != nil {
+		return nil, err
+	} else if ok {
+		for i, p := range l {
+			if err := aggregate.CheckIgnorePattern(p); err != nil {
+				if _, one := t.M["ignore"].(string); one {
+					return nil, t.Errorf("ignore", "%v", err)
+				}
+				return nil, t.doc.Errorf(indexKey(t.Field("ignore"), i), "%v", err)
+			}
+		}
+		f.Ignore = append([]string{}, l...)
 	}
 	for _, kv := range []struct {
 		key string

@@ -101,6 +101,28 @@ func TestDecodeFilesTokenLimits(t *testing.T) {
 	}
 }
 
+func TestDecodeFilesIgnore(t *testing.T) {
+	c, err := Decode("ctx.toml", []byte("[files]\nignore = [\"*.csv\", \"!keep.csv\"]\ndefault_ignores = false\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.Aggregate.Files
+	if fmt.Sprint(f.Ignore) != "[*.csv !keep.csv]" || f.DefaultIgnores == nil || *f.DefaultIgnores {
+		t.Errorf("decoded %+v", f)
+	}
+	o := c.AggregateOptions("/p", "/h")
+	if fmt.Sprint(o.IgnorePatterns) != "[*.csv !keep.csv]" || !o.NoDefaultIgnores {
+		t.Errorf("options %+v", o)
+	}
+	c, err = Decode("ctx.toml", []byte("[files]\nignore = \"*.csv\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.AggregateOptions("/p", "/h"); fmt.Sprint(o.IgnorePatterns) != "[*.csv]" || o.NoDefaultIgnores {
+		t.Errorf("absent default_ignores: %+v", o)
+	}
+}
+
 func TestDecodeAggregateAbsent(t *testing.T) {
 	c, err := Decode("ctx.toml", []byte("agent = \"x\"\n"))
 	if err != nil {
@@ -116,7 +138,12 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		src, want string
 	}{
 		{"files = 1", "ctx.toml:1: files: must be a table, not an integer"},
-		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, summary_only, max_tokens, max_file_tokens)"},
+		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, summary_only, max_tokens, max_file_tokens, ignore, default_ignores)"},
+		{"[files]\nignore = [\"*.csv\", \"\"]", "ctx.toml:2: files.ignore[1]: must not be empty"},
+		{"[files]\nignore = [\n  \"*.csv\",\n  \"data/[a-\"]", `ctx.toml:4: files.ignore[1]: invalid pattern "data/[a-": syntax error in pattern`},
+		{"[files]\nignore = \"  \"", "ctx.toml:2: files.ignore: must not be empty"},
+		{"[files]\nignore = 1", "ctx.toml:2: files.ignore: must be a string or an array of strings, not an integer"},
+		{"[files]\ndefault_ignores = \"no\"", "ctx.toml:2: files.default_ignores: must be a boolean (true or false), not a string"},
 		{"[files]\npaths = 3", "ctx.toml:2: files.paths: must be a path or an array of paths and tables, not an integer"},
 		{"[files]\npaths = [\"a\", 3]", "ctx.toml:2: files.paths[1]: must be a path or a table with a path, not an integer"},
 		{"[files]\npaths = [\"\"]", "ctx.toml:2: files.paths[0]: must not be empty"},

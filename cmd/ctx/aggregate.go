@@ -4,7 +4,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
@@ -16,9 +18,9 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 )
 
-// progressMin is the number of files from which ctx aggregate shows a
-// progress bar (on a terminal only).
-const progressMin = 50
+// progressAfter is how long a run goes on before it shows a progress bar
+// (on a terminal only).
+var progressAfter = 500 * time.Millisecond
 
 // aggregateFlags are shared by the commands that resolve [files].
 func aggregateFlags() []cli.Flag {
@@ -26,8 +28,37 @@ func aggregateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "project-dir", Aliases: []string{"C"}, Usage: "project `DIR` (default: the current directory)"},
 		&cli.StringFlag{Name: "config", Usage: "configuration `FILE` (default: DIR/ctx.toml when it exists)"},
 		&cli.StringFlag{Name: "preset", Usage: "use the files of preset `NAME` ([presets.NAME] in ctx.toml, or the user presets.toml)"},
+		&cli.StringSliceFlag{Name: "ignore", Usage: "leave out what `PATTERN` matches in globs and walks (gitignore syntax, relative to base_dir; repeatable; added to [files] ignore)"},
+		&cli.BoolFlag{Name: "no-default-ignores", Usage: "keep what the default ignore list leaves out (lock files, .env files, keys, node_modules, build and cache directories)"},
 	}
 }
+
+// optionalFlag is a flag whose value is optional: --changed alone, or
+// --changed=REF. The flag package takes it without a value, as a boolean.
+type optionalFlag struct {
+	*cli.GenericFlag
+}
+
+// TakesValue is false so that the help shows the flag without a
+// placeholder; the usage says how to give the value.
+func (f optionalFlag) TakesValue() bool { return false }
+
+// String is the flag's line in the help.
+func (f optionalFlag) String() string { return cli.FlagStringer(f) }
+
+// optionalValue is the value of an optionalFlag.
+type optionalValue struct{ value string }
+
+func (v *optionalValue) Set(s string) error {
+	if s == "true" { // the flag without a value
+		s = ""
+	}
+	v.value = s
+	return nil
+}
+func (v *optionalValue) String() string   { return v.value }
+func (v *optionalValue) IsBoolFlag() bool { return true }
+
 
 func aggregateCommands(e *env) []*cli.Command {
 	return []*cli.Command{{
@@ -38,12 +69,21 @@ func aggregateCommands(e *env) []*cli.Command {
 arguments, which replace them and are relative to the same base_dir: the
 project directory unless configured; quote globs), renders each in its view mode and writes
 {output_dir}/{namespace}_{NNN}.md with the next free number, then prints its
-path. Files that are missing, binary, too large or whose view fails are
-reported on stderr and in the document; they never stop the run.
+path. Without [files] paths or arguments it packs the whole project
+directory. Globs and directory walks honour .gitignore and leave out what
+the default ignore list names (lock files, .env files, private keys and
+credentials, node_modules, build and cache directories), listing on stderr
+what it left out; a file named explicitly is always read. Files that are
+missing, binary, too large or whose view fails are reported on stderr and in
+the document; they never stop the run. A summary on stderr ends every run:
+files, tokens, what the token budget did and the largest files (--quiet
+turns it off).
 
 Examples:
    ctx aggregate
    ctx aggregate --stdout 'src/**/*.py' README.md
+   ctx aggregate --changed=main --stdout          # files changed against main
+   ctx aggregate --ignore 'docs/' --stdout
    ctx aggregate --view skeleton --stdout 'src/**/*.go'
    ctx aggregate --focus app.py --stdout
    ctx aggregate --format json --preset review`,
@@ -56,14 +96,20 @@ Examples:
 			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: no limit, as in every command; default: [files] max_tokens, else no limit)"},
 			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: no limit; default: [files] max_file_tokens, else no limit)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] before views are made (default: redact in [secrets] of ctx.toml)"},
+			optionalFlag{&cli.GenericFlag{Name: "changed", Value: &optionalValue{},
+				Usage: "keep only the files that git reports as changed: uncommitted ones (staged, unstaged, untracked), or with --changed=REF those that differ from git revision REF"}},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress on stderr (warnings still)"},
 			estimatorFlag()),
 		Action: func(c *cli.Context) error { return e.aggregate(c) },
 	}}
 }
 
-// aggregateOptions loads the project and applies --estimator, --preset and
-// the positional paths (with --view when allowed) to its aggregate options.
-func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.Options, error) {
+// aggregateOptions loads the project and applies --estimator, --preset,
+// --ignore, --no-default-ignores and the positional paths (with --view when
+// allowed) to its aggregate options. Without files ([files] paths, a preset
+// or arguments) it packs the project directory when pack is set
+// (aggregate.Options.OrProject), else it is a usage error.
+func aggregateOptions(c *cli.Context, args []string, allowView, pack bool) (aggregate.Options, error) {
 	est, err := estimator(c)
 	if err != nil {
 		return aggregate.Options{}, err
@@ -75,6 +121,15 @@ func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.
 	o := p.AggregateOptions()
 	if est != nil {
 		o.Estimator = est
+	}
+	for _, pat := range c.StringSlice("ignore") {
+		if err := aggregate.CheckIgnorePattern(pat); err != nil {
+			return o, usagef("--ignore: %v", err)
+		}
+		o.IgnorePatterns = append(o.IgnorePatterns, pat)
+	}
+	if c.Bool("no-default-ignores") {
+		o.NoDefaultIgnores = true
 	}
 	if name := c.String("preset"); c.IsSet("preset") {
 		if len(args) > 0 {
@@ -105,7 +160,7 @@ func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.
 		if view, err = aggregate.ParseViewMode(c.String("view")); err != nil || c.String("view") == "" {
 			return o, usagef("--view: must be full, summary, skeleton, outline, masked, none or custom, not %q", c.String("view"))
 		}
-		if len(args) == 0 {
+		if len(args) == 0 && !(pack && len(o.Files) == 0) {
 			return o, usagef("--view applies to paths given as arguments, and none was given")
 		}
 		if err := (aggregate.FileItem{ViewMode: view}).CheckView(); err != nil {
@@ -125,7 +180,13 @@ func aggregateOptions(c *cli.Context, args []string, allowView bool) (aggregate.
 		}
 	}
 	if len(o.Files) == 0 {
-		return o, usagef("no files: set paths in [files] of %s, pass --preset NAME, or give paths as arguments", config.FileName)
+		if !pack {
+			return o, usagef("no files: set paths in [files] of %s, pass --preset NAME, or give paths as arguments", config.FileName)
+		}
+		o = o.OrProject()
+		for i := range o.Files {
+			o.Files[i].ViewMode = view
+		}
 	}
 	return o, nil
 }
@@ -149,9 +210,28 @@ func (e *env) aggregate(c *cli.Context) error {
 			return usagef("--focus: must not be empty")
 		}
 	}
-	o, err := aggregateOptions(c, args, true)
+	o, err := aggregateOptions(c, args, true, true)
 	if err != nil {
 		return err
+	}
+	if c.IsSet("changed") {
+		ref := c.Generic("changed").(*optionalValue).value
+		if ref == "" {
+			// --changed main: main is taken for a path, and git knows it
+			// as a revision
+			for _, a := range args {
+				p := a
+				if !filepath.IsAbs(p) {
+					p = filepath.Join(o.BaseDir, p)
+				}
+				if _, err := os.Lstat(p); err != nil && aggregate.IsRevision(c.Context, o.BaseDir, a) {
+					return usagef("--changed: %q is a git revision, not a file; to compare with it, write --changed=%s", a, a)
+				}
+			}
+		}
+		if o.Changed, err = aggregate.ChangedFiles(c.Context, o.BaseDir, ref); err != nil {
+			return fmt.Errorf("--changed: %w", err)
+		}
 	}
 	if strategy != "" {
 		o.Strategy = strategy
@@ -184,17 +264,25 @@ func (e *env) aggregate(c *cli.Context) error {
 			}
 		}
 	}
+	quiet := c.Bool("quiet")
 	bar := e.progress("aggregating")
-	o.Progress = bar.update
+	if !quiet {
+		o.Progress = bar.update
+	}
 	res, err := aggregate.Run(c.Context, o)
 	bar.finish()
 	if err != nil {
 		return err
 	}
+	var binary []string
 	for _, it := range res.Items {
 		e.itemWarnings(it)
+		if it.Status == aggregate.StatusBinary {
+			binary = append(binary, it.Path)
+		}
 	}
 	e.redactionNote(res.RedactionSummary())
+	e.binaryWarning(binary)
 	for _, sh := range res.Screenshots {
 		if sh.Error != "" {
 			fmt.Fprintf(e.stderr, "ctx: warning: screenshot %s\n", sh.Error)
@@ -202,13 +290,16 @@ func (e *env) aggregate(c *cli.Context) error {
 	}
 	switch {
 	case format == "json":
-		return res.WriteJSON(e.stdout)
+		err = res.WriteJSON(e.stdout)
 	case c.Bool("stdout"):
-		_, err := io.WriteString(e.stdout, res.Markdown+"\n")
+		_, err = io.WriteString(e.stdout, res.Markdown+"\n")
+	default:
+		_, err = fmt.Fprintln(e.stdout, res.ShownOutputPath())
+	}
+	if err != nil || quiet {
 		return err
 	}
-	_, err = fmt.Fprintln(e.stdout, res.ShownOutputPath())
-	return err
+	return res.Summary().Write(e.stderr)
 }
 
 // itemWarnings reports an item's problems on stderr.
@@ -220,11 +311,31 @@ func (e *env) itemWarnings(it aggregate.Item) {
 		}
 		fmt.Fprintf(e.stderr, "ctx: warning: %s\n", msg)
 	}
+
 	for _, sl := range it.Slices {
 		if sl.Orphaned() {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s: slice %s (lines %d-%d) is orphaned: %s\n", it.Path, sliceName(sl), sl.OldStart, sl.OldEnd, sl.Reason)
 		}
 	}
+}
+
+// binaryShown is how many binary files the warning names.
+const binaryShown = 10
+
+// binaryWarning reports the binary files, listed but not inlined, in one
+// line: a project can hold hundreds.
+func (e *env) binaryWarning(paths []string) {
+	n := len(paths)
+	switch {
+	case n == 0:
+		return
+	case n == 1:
+		fmt.Fprintf(e.stderr, "ctx: warning: %s: binary file, listed but not inlined\n", paths[0])
+		return
+	case n > binaryShown:
+		paths = append(paths[:binaryShown:binaryShown], fmt.Sprintf("and %d more", n-binaryShown))
+	}
+	fmt.Fprintf(e.stderr, "ctx: warning: %d binary files, listed but not inlined: %s\n", n, strings.Join(paths, ", "))
 }
 
 func sliceName(sl aggregate.SliceResult) string {
@@ -235,16 +346,17 @@ func sliceName(sl aggregate.SliceResult) string {
 }
 
 // progress is a progress bar on stderr, shown only when stderr is a
-// terminal and a run covers at least progressMin files.
+// terminal and a run has lasted progressAfter.
 type progress struct {
-	w    io.Writer
-	desc string
-	tty  bool
-	bar  *progressbar.ProgressBar
+	w     io.Writer
+	desc  string
+	tty   bool
+	start time.Time
+	bar   *progressbar.ProgressBar
 }
 
 func (e *env) progress(desc string) *progress {
-	p := &progress{w: e.stderr, desc: desc}
+	p := &progress{w: e.stderr, desc: desc, start: time.Now()}
 	if f, ok := e.stderr.(*os.File); ok {
 		p.tty = isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
 	}
@@ -253,7 +365,7 @@ func (e *env) progress(desc string) *progress {
 
 // update is an aggregate.Options.Progress callback (called one at a time).
 func (p *progress) update(done, total int) {
-	if !p.tty || total < progressMin {
+	if !p.tty || (p.bar == nil && time.Since(p.start) < progressAfter) {
 		return
 	}
 	if p.bar == nil {
@@ -261,8 +373,9 @@ func (p *progress) update(done, total int) {
 			progressbar.OptionSetWriter(p.w),
 			progressbar.OptionSetDescription(p.desc),
 			progressbar.OptionShowCount(),
+			progressbar.OptionSetRenderBlankState(true), // shown at once
 			progressbar.OptionClearOnFinish(),
-			progressbar.OptionThrottle(100_000_000))
+			progressbar.OptionThrottle(100*time.Millisecond))
 	}
 	_ = p.bar.Set(done)
 }

@@ -180,7 +180,7 @@ func (e *env) presetSave(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	o, err := aggregateOptions(c, args, true)
+	o, err := aggregateOptions(c, args, true, false)
 	if err != nil {
 		return err
 	}

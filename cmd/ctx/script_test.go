@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -24,6 +25,10 @@ var sarifSchema, _ = filepath.Abs(filepath.Join("..", "..", "audit", "testdata",
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ctx": func() {
+			// the progress test shortens the wait before the bar shows
+			if d, err := time.ParseDuration(os.Getenv("CTX_TEST_PROGRESS_AFTER")); err == nil {
+				progressAfter = d
+			}
 			os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
 		},
 	})

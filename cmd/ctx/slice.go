@@ -74,7 +74,7 @@ func (e *env) sliceCheck(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	o, err := aggregateOptions(c, nil, false)
+	o, err := aggregateOptions(c, nil, false, false)
 	if err != nil {
 		return err
 	}

@@ -65,7 +65,7 @@ func (e *env) stats(c *cli.Context) error {
 	if wo.TreeThreshold = c.Int("tree-threshold"); wo.TreeThreshold < 0 {
 		return usagef("--tree-threshold: must not be negative, not %d", wo.TreeThreshold)
 	}
-	o, err := aggregateOptions(c, args, false)
+	o, err := aggregateOptions(c, args, false, true)
 	if err != nil {
 		return err
 	}

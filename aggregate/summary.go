@@ -1,0 +1,192 @@
+package aggregate
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+
+	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/measure"
+)
+
+// SummaryLargest is how many of the largest files a [Summary] names.
+const SummaryLargest = 5
+
+// summaryIgnored is how many ignored paths [Summary.Write] names before
+// counting the rest.
+const summaryIgnored = 20
+
+// Summary counts what a run put into the document, for people: the
+// command prints it on stderr at the end of every run ([Summary.Write]).
+type Summary struct {
+	// Files are the files with a block in the document (errors aside).
+	Files int `json:"files"`
+	// Tokens are those of the whole document, counted with Estimator (its
+	// --estimator name).
+	Tokens    int    `json:"tokens"`
+	Estimator string `json:"estimator"`
+	// Degraded and Omitted count what the token budget did; Budget names
+	// the limits ("max_tokens 4000"), "" without one.
+	Degraded int    `json:"degraded"`
+	Omitted  int    `json:"omitted"`
+	Budget   string `json:"budget,omitempty"`
+	// Errors, Binary and Excluded (auto_aggregate = false) count the other
+	// items; Screenshots the screenshots.
+	Errors      int `json:"errors"`
+	Binary      int `json:"binary"`
+	Excluded    int `json:"excluded"`
+	Screenshots int `json:"screenshots"`
+	// Largest are the SummaryLargest largest blocks by tokens, largest
+	// first (on a tie, the earlier file).
+	Largest []SummaryFile `json:"largest"`
+	// Ignored counts what the default ignore list left out
+	// (Result.Ignored).
+	Ignored int `json:"ignored"`
+	// Changed is the change filter's revision ("" for the uncommitted
+	// changes); nil without a filter.
+	Changed *string `json:"changed,omitempty"`
+
+	ignored []IgnoredPath
+}
+
+// SummaryFile is one of the largest files of a [Summary].
+type SummaryFile struct {
+	Path   string `json:"path"`
+	Tokens int    `json:"tokens"`
+}
+
+// estimatorFlag returns the --estimator name of est, else its Name.
+func estimatorFlag(est measure.Estimator) string {
+	for _, n := range measure.EstimatorNames() {
+		if e, err := measure.ParseEstimator(n); err == nil && e.Name() == est.Name() {
+			return n
+		}
+	}
+	return est.Name()
+}
+
+func summarize(o Options, res *Result) Summary {
+	est := o.Estimator
+	if est == nil { // a Result not made by Run
+		est = measure.Default()
+	}
+	s := Summary{
+		Tokens:      est.Tokens([]byte(res.Markdown)),
+		Estimator:   estimatorFlag(est),
+		Screenshots: len(res.Screenshots),
+		Ignored:     len(res.Ignored),
+		ignored:     res.Ignored,
+		Largest:     []SummaryFile{},
+	}
+	var limits []string
+	if o.MaxTokens.IsSet() {
+		limits = append(limits, fmt.Sprintf("%s %s", reasonTotal, o.MaxTokens))
+	}
+	if o.MaxFileTokens.IsSet() {
+		limits = append(limits, fmt.Sprintf("%s %s", reasonFileCap, o.MaxFileTokens))
+	}
+	s.Budget = strings.Join(limits, ", ")
+	if o.Changed != nil {
+		ref := o.Changed.Ref
+		s.Changed = &ref
+	}
+	var blocks []SummaryFile
+	for i := range res.Items {
+		it := &res.Items[i]
+		switch it.RowStatus() {
+		case StatusError:
+			s.Errors++
+			continue
+		case StatusExcluded:
+			s.Excluded++
+			continue
+		case StatusOmitted:
+			s.Omitted++
+			continue
+		case StatusBinary:
+			s.Binary++
+		case StatusDegraded:
+			s.Degraded++
+		}
+		s.Files++
+		blocks = append(blocks, SummaryFile{Path: it.Path, Tokens: it.Emitted.Tokens})
+	}
+	sort.SliceStable(blocks, func(i, j int) bool { return blocks[i].Tokens > blocks[j].Tokens })
+	s.Largest = append(s.Largest, blocks[:min(len(blocks), SummaryLargest)]...)
+	return s
+}
+
+// Write writes the summary for people, one "ctx: " line each:
+//
+//	ctx: 12 files, 3,456 tokens (chars4)
+//	ctx: token budget max_tokens 3000: 2 degraded, 1 omitted (listed in the document)
+//	ctx: 1 error, 1 binary file not inlined
+//	ctx: largest: big.py 1,200, lib/util.go 800, ...
+//	ctx: left out by the default ignores: .env, node_modules/ (...)
+//
+// Lines with nothing to say are left out.
+func (s Summary) Write(w io.Writer) error {
+	var b strings.Builder
+	line := func(format string, args ...any) {
+		b.WriteString("ctx: ")
+		fmt.Fprintf(&b, format, args...)
+		b.WriteByte('\n')
+	}
+	first := fmt.Sprintf("%s, %s (%s)", nouns(s.Files, "file"), nouns(s.Tokens, "token"), s.Estimator)
+	if s.Changed != nil {
+		against := "uncommitted"
+		if *s.Changed != "" {
+			against = "against " + *s.Changed
+		}
+		first = fmt.Sprintf("%s changed (%s), %s (%s)", nouns(s.Files, "file"), against, nouns(s.Tokens, "token"), s.Estimator)
+	}
+	if s.Screenshots > 0 {
+		first += ", " + nouns(s.Screenshots, "screenshot")
+	}
+	line("%s", first)
+	if s.Budget != "" {
+		msg := fmt.Sprintf("token budget %s: %d degraded, %d omitted", s.Budget, s.Degraded, s.Omitted)
+		if s.Omitted > 0 {
+			msg += " (listed in the document)"
+		}
+		line("%s", msg)
+	}
+	var other []string
+	if s.Errors > 0 {
+		other = append(other, nouns(s.Errors, "error"))
+	}
+	if s.Binary > 0 {
+		other = append(other, nouns(s.Binary, "binary file")+" not inlined")
+	}
+	if s.Excluded > 0 {
+		other = append(other, fmt.Sprintf("%d excluded by auto_aggregate = false", s.Excluded))
+	}
+	if len(other) > 0 {
+		line("%s", strings.Join(other, ", "))
+	}
+	if len(s.Largest) > 1 {
+		parts := make([]string, len(s.Largest))
+		for i, f := range s.Largest {
+			parts[i] = f.Path + " " + display.Int(f.Tokens)
+		}
+		line("largest: %s", strings.Join(parts, ", "))
+	}
+	if len(s.ignored) > 0 {
+		n := min(len(s.ignored), summaryIgnored)
+		names := make([]string, n)
+		for i, p := range s.ignored[:n] {
+			names[i] = p.Shown()
+		}
+		list := strings.Join(names, ", ")
+		if rest := len(s.ignored) - n; rest > 0 {
+			list += fmt.Sprintf(" and %d more (--format json lists them)", rest)
+		}
+		line("left out by the default ignores: %s (--no-default-ignores, or --ignore '!PATTERN', keeps them)", list)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// nouns is "1 file", "2 files", "1,234 tokens".
+func nouns(n int, noun string) string { return plural(n, noun, noun+"s") }

@@ -51,21 +51,57 @@ func (e *TooLargeError) Is(target error) bool { return target == ErrTooLarge }
 // Read reads the regular file at path, at most limit bytes (limit <= 0 means
 // no limit). It returns the file's information as opened.
 func Read(path string, limit int64) ([]byte, fs.FileInfo, error) {
-	return read(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, limit)
+	return read(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, path, limit, nil)
 }
 
 // ReadIn is [Read] of name inside root: name cannot lead outside root, by
 // ".." or by a symbolic link.
 func ReadIn(root *os.Root, name string, limit int64) ([]byte, fs.FileInfo, error) {
-	return read(func(flag int) (*os.File, error) { return root.OpenFile(name, flag, 0) }, limit)
+	return read(func(flag int) (*os.File, error) { return root.OpenFile(name, flag, 0) }, name, limit, nil)
 }
 
-func read(open func(flag int) (*os.File, error), limit int64) ([]byte, fs.FileInfo, error) {
+// OutsideError is a file whose real path (every symbolic link resolved)
+// the caller does not allow: [ReadAllowed] read nothing of it.
+type OutsideError struct {
+	// Real is the file's real path.
+	Real string
+}
+
+func (e *OutsideError) Error() string { return "its real path " + e.Real + " is not allowed" }
+
+// ReadAllowed is [Read] of a file whose real path allow must accept; it
+// returns the real path too. The real path is the one of the file that was
+// opened (on Linux, read back from the open descriptor), so a link swapped
+// between a check and the open cannot lead elsewhere; where the system
+// cannot tell, it is resolved from path just after the open. A file allow
+// refuses gives an *OutsideError and is not read.
+func ReadAllowed(path string, limit int64, allow func(real string) bool) ([]byte, fs.FileInfo, string, error) {
+	var real string
+	b, st, err := read(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, path, limit, func(f *os.File) error {
+		r, err := realPath(f, path)
+		if err != nil {
+			return err
+		}
+		real = r
+		if !allow(r) {
+			return &OutsideError{Real: r}
+		}
+		return nil
+	})
+	return b, st, real, err
+}
+
+func read(open func(flag int) (*os.File, error), path string, limit int64, check func(*os.File) error) ([]byte, fs.FileInfo, error) {
 	f, err := open(os.O_RDONLY | nonBlock)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer f.Close()
+	if check != nil {
+		if err := check(f); err != nil {
+			return nil, nil, err
+		}
+	}
 	st, err := f.Stat()
 	if err != nil {
 		return nil, nil, err
@@ -127,6 +163,10 @@ func Describe(err error) string {
 		return "not a regular file"
 	case errors.As(err, &tl):
 		return tl.Error()
+	}
+	var oe *OutsideError
+	if errors.As(err, &oe) {
+		return "outside the project (" + oe.Real + ")"
 	}
 	return "cannot read: " + Cause(err).Error()
 }

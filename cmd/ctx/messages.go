@@ -18,7 +18,10 @@ func messagesCommands(e *env) []*cli.Command {
 		Usage:     "build the chat history an agent sends to its model, and report what was left out",
 		ArgsUsage: "[FILE|-]",
 		Description: `Reads {"messages": [...], "compactionPoints": [...]} (messages in Chatbox's
-storage format) from FILE, or from stdin when FILE is - or absent, builds the
+storage format; also {"role", "content"} messages as Manual Slop, OpenAI and
+Anthropic write them, with string or typed-part content, and legacy strings
+such as "User: hello"; a bare array is the messages) from FILE, or from
+stdin when FILE is - or absent, builds the
 context as the original builder does (steering order, eligibility,
 compaction, error filter, message limit, tool cleanup, attachments) and prints
 {"messages": [...], "report": {...}}: the messages to send, and what was

@@ -115,7 +115,8 @@ func (e *BudgetError) Error() string {
 //  2. With Options.Files: the project files aggregated in their views
 //     (aggregate.Run, without writing a numbered output file or adding a
 //     history), one [FileRow] per file and screenshot, and the files
-//     section, byte for byte what `ctx aggregate --stdout` prints.
+//     section, byte for byte what `ctx aggregate --stdout --no-history`
+//     prints.
 //  3. With Options.History: the discussion history built by history.Build,
 //     recorded as [History], and its section last, so that everything
 //     before it is a stable prefix.

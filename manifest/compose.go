@@ -34,7 +34,7 @@ type HistoryOptions struct {
 }
 
 // addFiles aggregates o into m: one FileRow per item and screenshot, and
-// the files section, exactly what `ctx aggregate --stdout` prints for the
+// the files section, exactly what `ctx aggregate --stdout --no-history` prints for the
 // same options without a history (files, then screenshots, and a final
 // newline); no numbered output file is written. Problems with single files
 // are recorded in their rows (and reported by the audit), never returned.
@@ -163,10 +163,35 @@ func setEmitted(r *FileRow, e aggregate.Measured) {
 }
 
 // addHistory builds the history of h into m: the History record and the
-// Discussion History section (history.Section, the same bytes as `ctx
-// messages --format markdown`), last. The section is left out when no
-// message remains; the record's hash is then the hash of "".
+// Discussion History section (see [BuildHistory]), last. The section is
+// left out when no message remains.
 func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.Estimator) error {
+	rec, text, err := BuildHistory(ctx, m.ProjectDir, h, est)
+	if err != nil {
+		return err
+	}
+	if text != "" {
+		m.Sections = append(m.Sections, NewSection(SectionHistory, text, h.estimator(est)))
+	}
+	m.History = rec
+	return nil
+}
+
+func (h HistoryOptions) estimator(est measure.Estimator) measure.Estimator {
+	if h.Options.Estimator != nil {
+		return h.Options.Estimator
+	}
+	return est
+}
+
+// BuildHistory reads the history file of h (relative paths resolve against
+// projectDir) and builds it as [Build] does: the record of what was read
+// and sent, and the Discussion History section (history.Section, the same
+// bytes as `ctx messages --format markdown`), or "" when no message
+// remains (the record's hash is then the hash of ""). Tokens are counted
+// with h.Options.Estimator, else est. `ctx aggregate` ends its document
+// with this section, as Manual Slop's numbered output does.
+func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions, est measure.Estimator) (*History, string, error) {
 	name := h.Name
 	if name == "" {
 		name = h.Path
@@ -175,30 +200,27 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 	if h.Where != "" {
 		where = h.Where
 	}
-	data, req, err := history.ReadRequestFile(inProject(m.ProjectDir, h.Path))
+	data, req, err := history.ReadRequestFile(inProject(projectDir, h.Path))
 	if err != nil {
-		return fmt.Errorf("%s.history: %s: %w", where, name, err)
+		return nil, "", fmt.Errorf("%s.history: %s: %w", where, name, err)
 	}
 	o := h.Options
-	if o.Estimator == nil {
-		o.Estimator = est
-	}
+	o.Estimator = h.estimator(est)
 	att := ""
 	if h.AttachmentsDir != "" {
-		att = inProject(m.ProjectDir, h.AttachmentsDir)
+		att = inProject(projectDir, h.AttachmentsDir)
 	}
 	res, err := history.BuildRequest(ctx, req, o, att)
 	var ae *history.AttachmentsDirError
 	switch {
 	case errors.As(err, &ae):
-		return fmt.Errorf("%s.attachments: %w", where, ae.Err)
+		return nil, "", fmt.Errorf("%s.attachments: %w", where, ae.Err)
 	case err != nil:
-		return fmt.Errorf("%s: %w", where, err)
+		return nil, "", fmt.Errorf("%s: %w", where, err)
 	}
 	text := ""
 	if len(res.Messages) > 0 {
 		text = history.Section(res)
-		m.Sections = append(m.Sections, NewSection(SectionHistory, text, o.Estimator))
 	}
 	rep := res.Report
 	dropped := map[history.DropReason]int{}
@@ -211,7 +233,7 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 			stubbed++
 		}
 	}
-	m.History = &History{
+	return &History{
 		File:         name,
 		SourceHash:   measure.Hash(data),
 		MessagesIn:   rep.MessagesIn,
@@ -221,6 +243,5 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 		Dropped:      dropped,
 		Stubbed:      stubbed,
 		Hash:         measure.Hash([]byte(text)),
-	}
-	return nil
+	}, text, nil
 }

@@ -38,7 +38,9 @@ func aggregateCommands(e *env) []*cli.Command {
 arguments, which replace them and are relative to the same base_dir: the
 project directory unless configured; quote globs), renders each in its view mode and writes
 {output_dir}/{namespace}_{NNN}.md with the next free number, then prints its
-path. Files that are missing, binary, too large or whose view fails are
+path; --stdout prints the same document. With [discussion] the document ends
+with its Discussion History, as ctx render does (--no-history leaves it
+out: the static prefix). Files that are missing, binary, too large or whose view fails are
 reported on stderr and in the document; they never stop the run.
 
 Examples:
@@ -49,6 +51,7 @@ Examples:
    ctx aggregate --format json --preset review`,
 		Flags: append(aggregateFlags(),
 			&cli.BoolFlag{Name: "stdout", Usage: "print the markdown instead of writing a file"},
+			&cli.BoolFlag{Name: "no-history", Usage: "leave out the Discussion History of [discussion] (the static, cacheable prefix)"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT`: markdown, or json to print the items instead"},
 			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, masked, none or custom"},
 			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize or full (default: [files] strategy, else auto)"},
@@ -167,6 +170,11 @@ func (e *env) aggregate(c *cli.Context) error {
 	}
 	if c.Bool("stdout") || format == "json" {
 		o.OutputDir = ""
+	}
+	if format == "markdown" && !c.Bool("no-history") {
+		if o.History, err = discussionSection(c, o.Estimator); err != nil {
+			return err
+		}
 	}
 	bar := e.progress("aggregating")
 	o.Progress = bar.update

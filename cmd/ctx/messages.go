@@ -10,6 +10,8 @@ import (
 
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 func messagesCommands(e *env) []*cli.Command {
@@ -171,3 +173,23 @@ func discussionFlags(c *cli.Context) (*config.Discussion, error) {
 
 // flagName turns a [discussion] key into its flag name.
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// discussionSection is the Discussion History section of [discussion] in
+// the project of c, built as ctx render builds it and counted with est
+// (nil: the configured estimator); "" without the table or when no message
+// remains.
+func discussionSection(c *cli.Context, est measure.Estimator) (string, error) {
+	p, err := loadProject(c)
+	if err != nil {
+		return "", err
+	}
+	h := p.HistoryOptions()
+	if h == nil {
+		return "", nil
+	}
+	if est != nil {
+		h.Options.Estimator = est
+	}
+	_, text, err := manifest.BuildHistory(c.Context, p.Dir, *h, est)
+	return text, err
+}

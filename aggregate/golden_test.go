@@ -144,6 +144,12 @@ func goldenCases(t *testing.T) []struct {
 			{Path: "docs/*"}, {Path: "src/**/*.py"}, {Path: "src/app.py", ViewMode: ViewSummary},
 		}}},
 		{"limits", Options{Files: withView(ViewFull, "NOTES", "src/app.py"), MaxFileBytes: 100}},
+		{"beads", Options{
+			Files:       withView(ViewFull, "NOTES"),
+			Screenshots: []string{"shots/*.png"},
+			Beads:       &BeadsOptions{Path: "testdata/beads", Name: ".beads"},
+			History:     "### Discussion Excerpt 1\n\nUser: hello\n",
+		}},
 		{"sections", Options{
 			Files:       withView(ViewFull, "README.md", "NOTES"),
 			Screenshots: []string{"shots/*.png", "shots/missing.png"},

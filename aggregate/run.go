@@ -77,6 +77,10 @@ type Options struct {
 	// Focus lists focus files by relative path or base name (never by
 	// substring). A non-empty Focus implies Tier3.
 	Focus []string
+	// Beads, when set, adds the Beads section ("## Beads Mode: Progress
+	// Track", execution_mode = "beads") from the project's Beads store,
+	// between the screenshots and the history; nil adds none.
+	Beads *BeadsOptions
 	// History is the discussion history, already rendered; it becomes the
 	// last section, "## Discussion History".
 	History string
@@ -487,6 +491,9 @@ type Result struct {
 	OutputPath  string
 	Items       []Item
 	Screenshots []Screenshot
+	// Beads is what was read for the Beads section; nil without
+	// Options.Beads.
+	Beads *Beads
 }
 
 // Run builds the items and screenshots, composes the markdown and, when
@@ -511,8 +518,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		return nil, err
 	}
 	res := &Result{Items: items, Screenshots: shots}
-	res.Static = Markdown(o.Section(), items, shots, "")
-	res.Markdown = Markdown(o.Section(), items, shots, o.History)
+	if o.Beads != nil {
+		if res.Beads, err = ReadBeads(*o.Beads); err != nil {
+			return nil, err
+		}
+	}
+	static := []string{FilesSection(o.Section(), items), ScreenshotsSection(shots), res.Beads.Section()}
+	res.Static = Compose(static...)
+	res.Markdown = Compose(append(static, HistorySection(o.History))...)
 	if o.OutputDir != "" {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -642,11 +655,13 @@ type DirGroup struct {
 type Document struct {
 	Items       []Item       `json:"items"`
 	Screenshots []Screenshot `json:"screenshots"`
+	// Beads is what was read for the Beads section, when configured.
+	Beads *Beads `json:"beads,omitempty"`
 }
 
 // WriteJSON writes the [Document] of res to w.
 func (res *Result) WriteJSON(w io.Writer) error {
-	doc := Document{Items: res.Items, Screenshots: res.Screenshots}
+	doc := Document{Items: res.Items, Screenshots: res.Screenshots, Beads: res.Beads}
 	if doc.Items == nil {
 		doc.Items = []Item{}
 	}

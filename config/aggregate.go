@@ -2,6 +2,7 @@ package config
 
 import (
 	"errors"
+	"fmt"
 	"io/fs"
 	"path/filepath"
 
@@ -96,7 +97,26 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	// kept when a caller clears OutputDir (--stdout): earlier outputs must
 	// not feed back into the files section
 	o.SkipDirs = []string{o.OutputDir}
+	o.Beads = c.BeadsOptions(dir, home)
 	return o
+}
+
+// DefaultBeadsDir is where the bd tool keeps a project's Beads store.
+const DefaultBeadsDir = ".beads"
+
+// BeadsOptions returns where the Beads store of execution_mode = "beads"
+// is read: beads_path (which must then exist), else .beads in dir (no
+// section when it holds no store); nil without execution_mode.
+func (c *Config) BeadsOptions(dir, home string) *aggregate.BeadsOptions {
+	if c.ExecutionMode != ExecutionModeBeads {
+		return nil
+	}
+	b := &aggregate.BeadsOptions{Path: discover.Join(dir, home, DefaultBeadsDir), Name: DefaultBeadsDir}
+	if c.BeadsPath != nil {
+		b.Path, b.Name, b.MustExist = discover.Join(dir, home, *c.BeadsPath), *c.BeadsPath, true
+		b.Where = fmt.Sprintf("%s:%d: beads_path", c.File, c.BeadsPathLine)
+	}
+	return b
 }
 
 // PresetsFile returns the user presets file in userConfigDir

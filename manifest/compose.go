@@ -57,7 +57,7 @@ func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure
 		// earlier outputs must not feed back into the section
 		o.SkipDirs = append(append([]string(nil), o.SkipDirs...), o.OutputDir)
 	}
-	o.OutputDir, o.History = "", ""
+	o.OutputDir, o.History, o.Beads = "", "", nil
 	if o.Estimator == nil {
 		o.Estimator = est
 	}
@@ -160,6 +160,32 @@ func setEmitted(r *FileRow, e aggregate.Measured) {
 	if r.EmittedHash == "" {
 		r.EmittedHash = emptyHash
 	}
+}
+
+// addBeads reads the Beads store of b into m: the Beads record and, when
+// the store holds beads, the Beads section (aggregate.BeadsSection and a
+// final newline). Relative paths resolve against the project directory.
+func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator) error {
+	if b.Name == "" {
+		b.Name = b.Path
+	}
+	b.Path = inProject(m.ProjectDir, b.Path)
+	res, err := aggregate.ReadBeads(b)
+	if err != nil {
+		return err
+	}
+	text := res.Section()
+	if text != "" {
+		text += "\n"
+		m.Sections = append(m.Sections, NewSection(SectionBeads, text, est))
+	}
+	rec := &Beads{File: res.File, Hash: measure.Hash([]byte(text))}
+	if res.Found {
+		rec.SourceHash = strp(res.Source.Hash)
+	}
+	rec.Completed, rec.Active = res.Counts()
+	m.Beads = rec
+	return nil
 }
 
 // addHistory builds the history of h into m: the History record and the

@@ -17,6 +17,7 @@ type SectionID string
 // screenshots too.
 const (
 	SectionFiles   SectionID = "files"
+	SectionBeads   SectionID = "beads"
 	SectionHistory SectionID = "discussion_history"
 )
 
@@ -90,6 +91,24 @@ type SliceRow struct {
 	NewStartLine int    `json:"new_start_line"`
 	NewEndLine   int    `json:"new_end_line"`
 	ContentHash  string `json:"content_hash"`
+}
+
+// Beads records the Beads store read for the Beads section
+// (execution_mode = "beads").
+type Beads struct {
+	// File is the store read, or the place it was looked for when there is
+	// none (beads_path as configured, or .beads).
+	File string `json:"file"`
+	// SourceHash is the BLAKE3 of the store's bytes; null when there is no
+	// store.
+	SourceHash *string `json:"source_hash"`
+	// Completed and Active count the beads: status closed, and the rest
+	// (deleted ones are not counted).
+	Completed int `json:"completed"`
+	Active    int `json:"active"`
+	// Hash is the BLAKE3 of the section text ("" when there is no
+	// section).
+	Hash string `json:"hash"`
 }
 
 // History records the discussion history that was rendered last.

@@ -52,6 +52,10 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 		h := *m.History
 		out.History = &h
 	}
+	if m.Beads != nil {
+		b := *m.Beads
+		out.Beads = &b
+	}
 	if m.Profile != nil {
 		p := *m.Profile
 		p.Files = append([]ProfileFile{}, m.Profile.Files...)
@@ -98,6 +102,9 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 	}
 	if out.History != nil {
 		out.History.File = r.path(out.History.File)
+	}
+	if out.Beads != nil {
+		out.Beads.File = r.path(out.Beads.File)
 	}
 	if p := out.Profile; p != nil {
 		p.Root = r.path(p.Root)

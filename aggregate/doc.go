@@ -47,7 +47,9 @@
 //     "ORPHANED" and never its stale lines.
 //
 // force_full renders in full whatever the view or strategy; auto_aggregate
-// = false keeps the item out of the markdown (it is still listed).
+// = false keeps the item out of the markdown: it is still read, hashed and
+// listed, but, as in the original, no view is computed (so none can fail,
+// and its slices are not resolved); its ViewMode is the one asked for.
 //
 // # Markdown
 //

@@ -186,6 +186,33 @@ func TestAutoAggregateAndForceFull(t *testing.T) {
 	}
 }
 
+// auto_aggregate = false skips the view dispatch, as the original does: a
+// view that would fail, or an orphaned slice, is never computed.
+func TestAutoAggregateSkipsView(t *testing.T) {
+	dir := tree(t, map[string]string{"fail.py": "FAIL\n", "m.py": "def f(): pass\n", "s.py": "x = 1\n", "bin.dat": "\x00\x01"})
+	stale := Slice{StartLine: 1, EndLine: 1, ContentHash: strings.Repeat("0", 64), Fingerprint: "aaaaaa"}
+	res, err := Run(context.Background(), Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{
+		{Path: "fail.py", ViewMode: ViewSkeleton, NoAutoAggregate: true},
+		{Path: "m.py", ViewMode: ViewMasked, NoAutoAggregate: true}, // no mask: would fail
+		{Path: "s.py", ViewMode: ViewCustom, CustomSlices: []Slice{stale}, NoAutoAggregate: true},
+		{Path: "bin.dat", NoAutoAggregate: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range res.Items {
+		if it.Error != "" || it.Content != "" || it.Slices != nil || it.Fallback != "" || it.Emitted.Bytes != 0 || it.Source.Hash == "" {
+			t.Errorf("%s: a view was computed: %+v", it.Path, it)
+		}
+		if it.RowStatus() != StatusExcluded {
+			t.Errorf("%s: row status %s", it.Path, it.RowStatus())
+		}
+	}
+	if res.Items[1].ViewMode != ViewMasked || res.Items[3].Status != StatusBinary || res.Markdown != "" {
+		t.Errorf("items %+v; markdown %q", res.Items, res.Markdown)
+	}
+}
+
 // fakeEngine supports .py; its views echo their input or fail on demand.
 type fakeEngine struct{ TextEngine }
 

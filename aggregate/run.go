@@ -369,6 +369,17 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	if d.err != "" {
 		return fail(d.err)
 	}
+	if !it.AutoAggregate {
+		// listed, never sent: no view is computed (the original skips the
+		// view dispatch), so no view can fail or warn
+		it.Status, it.Language = StatusOK, languageOf(o.Engine, t.label)
+		it.Source = measured(d.src, o.Estimator)
+		if IsBinary(d.src) {
+			it.Status = StatusBinary
+			it.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}
+		}
+		return it
+	}
 	res := View(ctx, o.Engine, t.label, d.src, t.file, mode)
 	it.ViewMode, it.Language, it.Fallback, it.Slices = res.Mode, res.Language, res.Fallback, res.Slices
 	it.Content, it.fence = res.Text, res.Fence

@@ -122,6 +122,16 @@ func goldenCases(t *testing.T) []struct {
 			{Path: "native/lib.rs", ViewMode: ViewMasked, ASTDefinitions: true},
 			{Path: "README.md", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"x": "def"}},
 		}}},
+		// ast_signatures / ast_definitions outside the masked view: the
+		// original's skeleton-equivalent shortcuts
+		{"shortcuts", Options{Files: []FileItem{
+			{Path: "src/app.py", ASTSignatures: true},
+			{Path: "src/pkg/util.go", ASTDefinitions: true},
+			{Path: "native/lib.rs", ASTSignatures: true, ASTDefinitions: true},
+			{Path: "README.md", ASTSignatures: true},
+			{Path: "config.toml", ViewMode: ViewSummary, ASTSignatures: true},
+			{Path: "native/engine.c", ASTSignatures: true, ForceFull: true},
+		}}},
 		{"none_custom", Options{Files: []FileItem{
 			{Path: "NOTES", ViewMode: ViewNone},
 			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []Slice{

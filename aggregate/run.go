@@ -231,7 +231,25 @@ func plan(o Options, f FileItem, label string) (ViewMode, bool) {
 	if o.summary() && mode != ViewNone {
 		return ViewSummary, false
 	}
-	return mode, false
+	return shortcut(mode, f), false
+}
+
+// shortcut applies ast_definitions and ast_signatures to a file in the
+// full view: they are the original's skeleton-equivalent shortcuts, so
+// ast_signatures gives the skeleton and ast_definitions the masked view
+// with every top-level definition (definitions win when both are set).
+// Other views are left as they are (in the masked view the flags are the
+// defaults of the mask).
+func shortcut(mode ViewMode, f FileItem) ViewMode {
+	switch {
+	case mode != ViewFull:
+		return mode
+	case f.ASTDefinitions:
+		return ViewMasked
+	case f.ASTSignatures:
+		return ViewSkeleton
+	}
+	return mode
 }
 
 // fileData is one file read from disk.

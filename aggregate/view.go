@@ -193,7 +193,7 @@ func effectiveMask(ctx context.Context, eng Engine, lang string, src []byte, ite
 			}
 		}
 	}
-	if len(mask) == 0 {
+	if len(mask) == 0 && !item.ASTDefinitions && !item.ASTSignatures {
 		return nil, errors.New("masked view needs ast_mask (or ast_signatures or ast_definitions)")
 	}
 	return mask, nil

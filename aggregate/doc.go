@@ -12,7 +12,8 @@
 // free number ([WriteNumbered]: the file is created exclusively, so two
 // concurrent runs never share a number). A file that is missing, too large,
 // binary or whose view fails becomes an item with a status and an error; the
-// pipeline never stops on one file.
+// pipeline never stops on one file. A view that fails shows the original's
+// text, "ERROR in {mode} view mode for {label}:\n{error}" ([ViewErrorText]).
 //
 // # Paths
 //
@@ -39,7 +40,9 @@
 //   - summary: [Engine.Summary], as markdown.
 //   - skeleton, masked: the engine's output fenced like full; outline:
 //     fenced as text. A language the engine does not support falls back to
-//     summary, and Item.Fallback says why.
+//     summary, Item.Fallback says why and the header says so, like the
+//     other suffixes: "### `{label}` (Summary; skeleton not supported)"
+//     ("(Summary; no custom slices)" for a custom view without slices).
 //   - none: "(context excluded)".
 //   - custom: only the custom slices, each "[Slice: <tag>] (<comment>)",
 //     "Lines <start>-<end>:" and the lines, joined by blank lines, fenced.
@@ -74,8 +77,8 @@
 // its own view). With focus files the Tier 3 section renders focus files
 // (matched by exact relative path or base name, never by substring), tier
 // 3 items and force_full items in full, and the rest as skeletons (header
-// suffix " (AST Skeleton)") or, where unsupported, summaries (" (Summary)");
-// view none and custom items keep their view.
+// suffix " (AST Skeleton)") or, where unsupported, summaries (" (Summary;
+// skeleton not supported)"); view none and custom items keep their view.
 //
 // # Token budget
 //

@@ -269,11 +269,21 @@ func TestViewFailures(t *testing.T) {
 		}
 	}
 	check(0, StatusOK, ViewSkeleton, "skeleton of def f", "")
-	check(1, StatusError, ViewSkeleton, "ERROR in skeleton view mode for fail.py: parse failed", "")
-	check(2, StatusError, ViewSkeleton, "ERROR in skeleton view mode for panic.py: boom", "")
+	check(1, StatusError, ViewSkeleton, "ERROR in skeleton view mode for fail.py:\nparse failed", "")
+	check(2, StatusError, ViewSkeleton, "ERROR in skeleton view mode for panic.py:\npanic: boom", "")
 	check(3, StatusOK, ViewSummary, "**PY**", "skeleton view not supported for python")
 	check(4, StatusOK, ViewSummary, "**MD**", "outline view not supported for md files")
 	check(5, StatusOK, ViewMasked, "f=sig,g=hide", "")
+	// a view that fell back says so in its header
+	for i, want := range map[int]string{3: "### `dialect.py` (Summary; skeleton not supported)", 4: "### `doc.md` (Summary; outline not supported)", 0: "### `ok.py`"} {
+		if items[i].Header != want {
+			t.Errorf("header %q, want %q", items[i].Header, want)
+		}
+	}
+	// the failing view's text is the original's: a newline, then the detail
+	if b := items[1].Block(); !strings.Contains(b, "```text\nERROR in skeleton view mode for fail.py:\nparse failed\n```") {
+		t.Errorf("error block %q", b)
+	}
 }
 
 func TestNumberingConcurrent(t *testing.T) {

@@ -415,13 +415,12 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	if res.Err != nil {
 		it.Status, it.Error = StatusError, fmt.Sprintf("%s view failed: %v", mode, res.Err)
 	}
-	if o.tier3() && !focus {
-		switch it.ViewMode {
-		case ViewSkeleton:
-			it.Header += " (AST Skeleton)"
-		case ViewSummary:
-			it.Header += " (Summary)"
-		}
+	switch {
+	case it.Fallback != "":
+		// a view that fell back says so, like the other suffixes
+		it.Header += fallbackSuffix(mode)
+	case o.tier3() && !focus && it.ViewMode == ViewSkeleton:
+		it.Header += " (AST Skeleton)"
 	}
 	if it.AutoAggregate {
 		it.Emitted = measured([]byte(it.Block()), o.Estimator)

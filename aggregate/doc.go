@@ -107,7 +107,11 @@
 // unchanged (hash at the old range), moved (a unique exact match), anchored
 // (between its anchors), fuzzy (similarity search over the fingerprint with
 // a threshold and a margin over the best non-overlapping runner-up), or
-// orphaned.
+// orphaned. Manual Slop's slices load too: a SHA-256 content hash
+// (Slice.HashAlgorithm, or found out by the hash that matches, BLAKE3
+// first; SliceResult.HashAlgorithm records it) and anchor lines as one list
+// (Anchors.Context), tried at every split into a block before and a block
+// after, and accepted only when the splits agree on one range.
 //
 // # Purity
 //

@@ -34,8 +34,8 @@ func (e FileEntry) FileItem() aggregate.FileItem {
 	for _, s := range e.CustomSlices {
 		f.CustomSlices = append(f.CustomSlices, aggregate.Slice{
 			StartLine: s.StartLine, EndLine: s.EndLine, Tag: s.Tag, Comment: s.Comment,
-			ContentHash: s.ContentHash, Fingerprint: s.Fingerprint,
-			AnchorLines: aggregate.Anchors{Before: s.AnchorBefore, After: s.AnchorAfter},
+			ContentHash: s.ContentHash, HashAlgorithm: s.HashAlgorithm, Fingerprint: s.Fingerprint,
+			AnchorLines: aggregate.Anchors{Before: s.AnchorBefore, After: s.AnchorAfter, Context: s.AnchorContext},
 		})
 	}
 	return f

@@ -126,6 +126,7 @@ func fileRow(it *aggregate.Item) FileRow {
 		row := SliceRow{
 			Tag: sl.Tag, Comment: sl.Comment, StartLine: sl.OldStart, EndLine: sl.OldEnd,
 			Resolution: sl.Resolution, NewStartLine: sl.NewStart, NewEndLine: sl.NewEnd,
+			PinAlgorithm: sl.HashAlgorithm,
 		}
 		if !sl.Orphaned() {
 			// the text that was found (and shown by the custom view)

@@ -91,6 +91,11 @@ type SliceRow struct {
 	NewStartLine int    `json:"new_start_line"`
 	NewEndLine   int    `json:"new_end_line"`
 	ContentHash  string `json:"content_hash"`
+	// PinAlgorithm is the algorithm of the slice's content_hash in
+	// ctx.toml: "blake3" (ctx slice add) or "sha256" (Manual Slop); absent
+	// for an unpinned slice, or when the text changed and ctx.toml does
+	// not say.
+	PinAlgorithm string `json:"pin_algorithm,omitempty"`
 }
 
 // Beads records the Beads store read for the Beads section

@@ -73,12 +73,16 @@
 // "\n\n---\n\n". A screenshot block is "### `{label}`\n\n![{name}]({label})"
 // with the path relative to the screenshot base directory. The strategy
 // picks the files section: auto (summary when SummaryOnly), summarize (every
-// file summarised, except view none and force_full) or full (each file in
-// its own view). With focus files the Tier 3 section renders focus files
-// (matched by exact relative path or base name, never by substring), tier
-// 3 items and force_full items in full, and the rest as skeletons (header
-// suffix " (AST Skeleton)") or, where unsupported, summaries (" (Summary;
-// skeleton not supported)"); view none and custom items keep their view.
+// file summarised, except view none and force_full), full (each file in
+// its own view) or tier3. With strategy tier3, or focus files, the Tier 3
+// section renders focus files (matched against the entry, the relative
+// path, the base name or the absolute path, never by substring:
+// [FocusMatches]), tier 3 items and force_full items in full; C and C++
+// source files as outlines (" (AST Outline)"), headers and the other
+// languages as skeletons (" (AST Skeleton)"), or, where unsupported,
+// summaries (" (Summary; skeleton not supported)"); view none and custom
+// items keep their view. Result.UnmatchedFocus lists the focus entries
+// that matched no file.
 //
 // # Token budget
 //

@@ -168,6 +168,53 @@ func TestFocusNeverBySubstring(t *testing.T) {
 	}
 }
 
+// Focus is matched against the entry, the path, the name and the absolute
+// path, as the original matches it (without its substring match), and the
+// focus entries that match nothing are reported.
+func TestFocusMatches(t *testing.T) {
+	for _, tc := range []struct {
+		focus, label, entry, abs string
+		want                     bool
+	}{
+		{"src/*.py", "src/a.py", "src/*.py", "/p/src/a.py", true},   // the entry
+		{"./src/*.py", "src/b.py", "src/*.py", "/p/src/b.py", true}, // the entry, cleaned
+		{"src/*.py", "src/a.py", "src/**", "/p/src/a.py", false},    // not a glob of its own
+		{"/p/src/a.py", "src/a.py", "src/**", "/p/src/a.py", true},  // the absolute path
+		{"/q/src/a.py", "src/a.py", "src/**", "/p/src/a.py", false}, // another one
+		{"a.py", "lib/a.py", "lib", "/p/lib/a.py", true},            // the name
+		{"a.py", "lib/data.py", "lib", "/p/lib/data.py", false},     // never a substring
+		{"lib", "lib/a.py", "lib", "/p/lib/a.py", true},             // the entry: a directory
+		{"lib/a.py", "x/lib/a.py", "x/**", "/p/x/lib/a.py", false},  // a path is the whole label
+		{"src/a.py", "src/a.py", "", "", true},                      // the path alone
+	} {
+		if got := FocusMatches(tc.focus, tc.label, tc.entry, tc.abs); got != tc.want {
+			t.Errorf("FocusMatches(%q, %q, %q, %q) = %v", tc.focus, tc.label, tc.entry, tc.abs, got)
+		}
+	}
+	dir := tree(t, map[string]string{"src/a.py": "a = 1\n", "src/b.py": "b = 1\n", "c.c": "int c;\n", "d.md": "# D\n"})
+	res, err := Run(context.Background(), Options{BaseDir: dir, Strategy: StrategyTier3,
+		Files: []FileItem{{Path: "src/*.py"}, {Path: "c.c"}, {Path: "d.md"}},
+		Focus: []string{"src/*.py", "nothing.py", "a", filepath.Join(dir, "d.md")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range res.Items {
+		got = append(got, fmt.Sprintf("%s %s %v %s", it.Path, it.ViewMode, it.Focus, it.Header))
+	}
+	want := []string{"src/a.py full true ### `src/a.py`", "src/b.py full true ### `src/b.py`",
+		"c.c outline false ### `c.c` (AST Outline)", "d.md full true ### `d.md`"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Join(res.UnmatchedFocus, ",") != "nothing.py,a" {
+		t.Errorf("unmatched focus %q", res.UnmatchedFocus)
+	}
+	if !strings.HasPrefix(res.Markdown, "## Files (Tier 3 - Focused)") {
+		t.Errorf("section: %q", res.Markdown)
+	}
+}
+
 func TestAutoAggregateAndForceFull(t *testing.T) {
 	dir := tree(t, map[string]string{"a.txt": "A\n", "b.txt": "B\n"})
 	res, err := Run(context.Background(), Options{BaseDir: dir, Strategy: StrategySummarize, Files: []FileItem{

@@ -36,6 +36,10 @@ const (
 	StrategySummarize Strategy = "summarize"
 	// StrategyFull renders each file in its own view, ignoring SummaryOnly.
 	StrategyFull Strategy = "full"
+	// StrategyTier3 renders the "Files (Tier 3 - Focused)" section, as
+	// Options.Tier3 does: the focus files (Options.Focus) in full, the rest
+	// in a structural view.
+	StrategyTier3 Strategy = "tier3"
 )
 
 // ParseStrategy checks s; "" is [StrategyAuto].
@@ -43,10 +47,10 @@ func ParseStrategy(s string) (Strategy, error) {
 	switch st := Strategy(s); st {
 	case "":
 		return StrategyAuto, nil
-	case StrategyAuto, StrategySummarize, StrategyFull:
+	case StrategyAuto, StrategySummarize, StrategyFull, StrategyTier3:
 		return st, nil
 	}
-	return "", fmt.Errorf("unknown strategy %q (want auto, summarize or full)", s)
+	return "", fmt.Errorf("unknown strategy %q (want auto, summarize, full or tier3)", s)
 }
 
 // Defaults.
@@ -70,12 +74,19 @@ type Options struct {
 	Screenshots []string
 	Strategy    Strategy
 	SummaryOnly bool
-	// Tier3 renders the "Files (Tier 3 - Focused)" section: focus files,
-	// tier 3 items and force_full items in full, the rest as skeletons where
-	// supported, else summaries (view none and custom items keep their view).
+	// Tier3 renders the "Files (Tier 3 - Focused)" section (as Strategy
+	// StrategyTier3 does): focus files, tier 3 items and force_full items
+	// in full; the rest as outlines for C and C++ source files (the
+	// original's signature/outline treatment; headers get their skeleton,
+	// which is their signatures), as skeletons for the other languages the
+	// engine parses, else summaries (view none and custom items keep their
+	// view).
 	Tier3 bool
-	// Focus lists focus files by relative path or base name (never by
-	// substring). A non-empty Focus implies Tier3.
+	// Focus lists the focus files, each matched against an item's entry,
+	// its relative path, its base name (for a focus without a slash) or its
+	// absolute path, never by substring (see [FocusMatches]). A non-empty
+	// Focus implies Tier3; Result.UnmatchedFocus lists those that matched
+	// no file.
 	Focus []string
 	// Beads, when set, adds the Beads section ("## Beads Mode: Progress
 	// Track", execution_mode = "beads") from the project's Beads store,
@@ -117,7 +128,7 @@ type Options struct {
 	Progress func(done, total int)
 }
 
-func (o Options) tier3() bool { return o.Tier3 || len(o.Focus) > 0 }
+func (o Options) tier3() bool { return o.Tier3 || o.Strategy == StrategyTier3 || len(o.Focus) > 0 }
 
 func (o Options) summary() bool {
 	return o.Strategy == StrategySummarize || ((o.Strategy == StrategyAuto || o.Strategy == "") && o.SummaryOnly)
@@ -198,32 +209,103 @@ func (o Options) skipSet() map[string]bool {
 
 // IsFocus reports whether label (a relative slash path) is one of focus:
 // equal to a focus path, or, for a focus entry without a slash, to the
-// label's base name. Never a substring match.
+// label's base name. Never a substring match. [FocusMatches] also matches
+// the entry and the absolute path, as the pipeline does.
 func IsFocus(label string, focus []string) bool {
 	for _, f := range focus {
-		f = strings.TrimPrefix(path.Clean(filepath.ToSlash(f)), "./")
-		if f == label || (!strings.Contains(f, "/") && f == path.Base(label)) {
+		if FocusMatches(f, label, "", "") {
 			return true
 		}
 	}
 	return false
 }
 
+// FocusMatches reports whether focus names a file, as the original's Tier 3
+// matches a focus path against the file's entry, name and path: focus is
+// the [files] entry that reached the file (entry, as written), its label
+// (the path relative to the base directory), its base name (for a focus
+// without a slash) or, for an absolute focus, its absolute path abs.
+// Paths are compared cleaned, with forward slashes; never by substring
+// (the original's substring match made a.py match data.py). entry and abs
+// may be "".
+func FocusMatches(focus, label, entry, abs string) bool {
+	clean := func(p string) string { return strings.TrimPrefix(path.Clean(filepath.ToSlash(p)), "./") }
+	f := clean(focus)
+	switch {
+	case f == label:
+		return true
+	case entry != "" && f == clean(entry):
+		return true
+	case !strings.Contains(f, "/") && f == path.Base(label):
+		return true
+	case abs != "" && filepath.IsAbs(focus) && filepath.Clean(focus) == abs:
+		return true
+	}
+	return false
+}
+
+// isFocus reports whether one of o.Focus names the target.
+func (o Options) isFocus(t target) bool {
+	for _, f := range o.Focus {
+		if FocusMatches(f, t.label, t.file.Path, t.abs) {
+			return true
+		}
+	}
+	return false
+}
+
+// unmatchedFocus returns the focus entries that name no target.
+func (o Options) unmatchedFocus(targets []target) []string {
+	var out []string
+	for _, f := range o.Focus {
+		found := false
+		for _, t := range targets {
+			if t.err == "" && FocusMatches(f, t.label, t.file.Path, t.abs) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// tier3View is the view of a file that is not a focus file in Tier 3. The
+// original gives Python files their skeleton and C and C++ files "the AST
+// signature/outline": here the outline for C and C++ source files and the
+// skeleton, which is their signatures, for headers (.h, .hh, .hpp, .hxx,
+// .h++); the skeleton for the other languages the engine parses (a summary
+// where it parses none).
+func tier3View(eng Engine, label string) ViewMode {
+	lang, ok := eng.Detect(label)
+	if !ok || (lang != "c" && lang != "cpp") {
+		return ViewSkeleton
+	}
+	switch strings.ToLower(path.Ext(label)) {
+	case ".h", ".hh", ".hpp", ".hxx", ".h++":
+		return ViewSkeleton
+	}
+	return ViewOutline
+}
+
 // plan picks the view of one file and whether it is a focus file.
-func plan(o Options, f FileItem, label string) (ViewMode, bool) {
+func plan(o Options, t target) (ViewMode, bool) {
+	f := t.file
 	mode := f.ViewMode
 	if mode == "" {
 		mode = ViewFull
 	}
 	if o.tier3() {
-		focus := IsFocus(label, o.Focus) || f.Tier == 3 || f.ForceFull
+		isFocus := o.isFocus(t)
 		switch {
-		case focus:
-			return ViewFull, IsFocus(label, o.Focus)
+		case isFocus || f.Tier == 3 || f.ForceFull:
+			return ViewFull, isFocus
 		case mode == ViewNone || mode == ViewCustom:
 			return mode, false
 		}
-		return ViewSkeleton, false
+		return tier3View(o.Engine, t.label), false
 	}
 	if f.ForceFull {
 		return ViewFull, false
@@ -331,32 +413,34 @@ func BuildItems(ctx context.Context, opts Options) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildItems(ctx, o)
+	items, _, err := buildItems(ctx, o)
+	return items, err
 }
 
-func buildItems(ctx context.Context, o Options) ([]Item, error) {
+// buildItems returns the items and the focus entries that matched no file.
+func buildItems(ctx context.Context, o Options) ([]Item, []string, error) {
 	r := &resolver{base: o.BaseDir, ign: o.Ignore, skip: o.skipSet()}
 	targets, err := r.resolveAll(ctx, o.Files)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	items := make([]Item, len(targets))
 	err = parallel(ctx, len(targets), o.Concurrency, o.Progress, func(i int) {
 		items[i] = buildItem(ctx, o, targets[i])
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.budgeted() {
 		if err := applyBudget(ctx, o, items); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return items, nil
+	return items, o.unmatchedFocus(targets), nil
 }
 
 func buildItem(ctx context.Context, o Options, t target) Item {
-	mode, focus := plan(o, t.file, t.label)
+	mode, focus := plan(o, t)
 	it := Item{
 		Path:              t.label,
 		Entry:             filepath.ToSlash(t.file.Path),
@@ -419,8 +503,10 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	case it.Fallback != "":
 		// a view that fell back says so, like the other suffixes
 		it.Header += fallbackSuffix(mode)
-	case o.tier3() && !focus && it.ViewMode == ViewSkeleton:
+	case o.tier3() && !focus && it.ViewMode == ViewSkeleton && it.Status == StatusOK:
 		it.Header += " (AST Skeleton)"
+	case o.tier3() && !focus && it.ViewMode == ViewOutline && it.Status == StatusOK:
+		it.Header += " (AST Outline)"
 	}
 	if it.AutoAggregate {
 		it.Emitted = measured([]byte(it.Block()), o.Estimator)
@@ -522,6 +608,11 @@ type Result struct {
 	// Beads is what was read for the Beads section; nil without
 	// Options.Beads.
 	Beads *Beads
+	// UnmatchedFocus lists the entries of Options.Focus that name no file:
+	// with them Tier 3 renders every file but tier 3 and force_full ones in
+	// a structural view, which is rarely what was meant (ctx aggregate
+	// warns).
+	UnmatchedFocus []string
 }
 
 // Run builds the items and screenshots, composes the markdown and, when
@@ -537,7 +628,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	items, err := buildItems(ctx, o)
+	items, unmatched, err := buildItems(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -545,7 +636,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Items: items, Screenshots: shots}
+	res := &Result{Items: items, Screenshots: shots, UnmatchedFocus: unmatched}
 	if o.Beads != nil {
 		if res.Beads, err = ReadBeads(*o.Beads); err != nil {
 			return nil, err

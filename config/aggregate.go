@@ -73,6 +73,10 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		if f.Strategy != nil {
 			o.Strategy = *f.Strategy
 		}
+		if f.Focus != nil {
+			o.Strategy = aggregate.StrategyTier3
+			o.Focus = append([]string(nil), f.Focus...)
+		}
 		if f.SummaryOnly != nil {
 			o.SummaryOnly = *f.SummaryOnly
 		}

@@ -26,7 +26,10 @@ type Files struct {
 	Line     int
 	BaseDir  *string
 	Paths    []FileEntry         // nil when absent
-	Strategy *aggregate.Strategy // auto, summarize or full
+	Strategy *aggregate.Strategy // auto, summarize, full or tier3
+	// Focus is focus, the Tier 3 focus files (nil when absent); it implies
+	// strategy = "tier3".
+	Focus []string
 	// SummaryOnly is summary_only.
 	SummaryOnly *bool
 	// MaxTokens is max_tokens, the token budget of all aggregated files
@@ -109,7 +112,7 @@ type Preset struct {
 func viewModes() []string {
 	return []string{"full", "summary", "skeleton", "outline", "masked", "none", "custom"}
 }
-func strategies() []string { return []string{"auto", "summarize", "full"} }
+func strategies() []string { return []string{"auto", "summarize", "full", "tier3"} }
 func maskModes() []string  { return []string{"def", "sig", "hide"} }
 
 func oneOf(s string, valid []string) bool {
@@ -225,7 +228,7 @@ func decodePresets(t table) ([]Preset, error) {
 }
 
 func decodeFiles(t table) (*Files, error) {
-	if err := t.CheckKeys("base_dir", "paths", "strategy", "summary_only", "max_tokens", "max_file_tokens"); err != nil {
+	if err := t.CheckKeys("base_dir", "paths", "strategy", "focus", "summary_only", "max_tokens", "max_file_tokens"); err != nil {
 		return nil, err
 	}
 	f := &Files{Line: t.doc.Line(t.Path)}
@@ -242,10 +245,16 @@ func decodeFiles(t table) (*Files, error) {
 		return nil, err
 	} else if ok {
 		if !oneOf(s, strategies()) {
-			return nil, t.Errorf("strategy", "must be auto, summarize or full, not %q", s)
+			return nil, t.Errorf("strategy", "must be auto, summarize, full or tier3, not %q", s)
 		}
 		st := aggregate.Strategy(s)
 		f.Strategy = &st
+	}
+	if f.Focus, _, err = pathList(t, "focus"); err != nil {
+		return nil, err
+	}
+	if f.Focus != nil && f.Strategy != nil && *f.Strategy != aggregate.StrategyTier3 {
+		return nil, t.Errorf("focus", "applies to strategy = \"tier3\" (which focus implies), not to strategy = %q", *f.Strategy)
 	}
 	if b, ok, err := t.Bool("summary_only"); err != nil {
 		return nil, err

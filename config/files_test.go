@@ -116,7 +116,10 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		src, want string
 	}{
 		{"files = 1", "ctx.toml:1: files: must be a table, not an integer"},
-		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, summary_only, max_tokens, max_file_tokens)"},
+		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, focus, summary_only, max_tokens, max_file_tokens)"},
+		{"[files]\nstrategy = \"full\"\nfocus = [\"a.py\"]", `ctx.toml:3: files.focus: applies to strategy = "tier3" (which focus implies), not to strategy = "full"`},
+		{"[files]\nfocus = [\"\"]", "ctx.toml:2: files.focus[0]: must not be empty"},
+		{"[files]\nfocus = 1", "ctx.toml:2: files.focus: must be a string or an array of strings, not an integer"},
 		{"[files]\npaths = 3", "ctx.toml:2: files.paths: must be a path or an array of paths and tables, not an integer"},
 		{"[files]\npaths = [\"a\", 3]", "ctx.toml:2: files.paths[1]: must be a path or a table with a path, not an integer"},
 		{"[files]\npaths = [\"\"]", "ctx.toml:2: files.paths[0]: must not be empty"},
@@ -140,7 +143,7 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		{"[files]\npaths = [{ path = \"a\", injected_at = \"now\" }]", "ctx.toml:2: files.paths[0].injected_at: must be a timestamp (a number or a date-time), not a string"},
 		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, anchor_lines = { above = [] } }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].anchor_lines.above: unknown key (allowed: before, after)"},
 		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, tag = 1 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].tag: must be a string, not an integer"},
-		{"[files]\nstrategy = \"all\"", `ctx.toml:2: files.strategy: must be auto, summarize or full, not "all"`},
+		{"[files]\nstrategy = \"all\"", `ctx.toml:2: files.strategy: must be auto, summarize, full or tier3, not "all"`},
 		{"[files]\nsummary_only = 1", "ctx.toml:2: files.summary_only: must be a boolean (true or false), not an integer"},
 		{"[files]\nbase_dir = \"\"", "ctx.toml:2: files.base_dir: must not be empty"},
 		{"[files]\nmax_tokens = 0", "ctx.toml:2: files.max_tokens: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not 0"},
@@ -218,5 +221,28 @@ paths = [{ path = "a.py", view_mode = "custom", selected = true, injected_at = 1
 	it := p[0].FileItem()
 	if a := it.CustomSlices[0].AnchorLines; len(a.Context) != 2 || a.Context[1] != "    return 1" {
 		t.Errorf("item anchors: %+v", a)
+	}
+}
+
+func TestDecodeTier3(t *testing.T) {
+	for _, src := range []string{
+		"[files]\npaths = [\"**\"]\nstrategy = \"tier3\"\nfocus = [\"app.py\", \"src/*.c\"]\n",
+		"[files]\npaths = [\"**\"]\nfocus = [\"app.py\", \"src/*.c\"]\n",
+	} {
+		c, err := Decode("ctx.toml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := c.AggregateOptions("/p", "/h")
+		if o.Strategy != "tier3" || strings.Join(o.Focus, ",") != "app.py,src/*.c" || o.Section() != "Files (Tier 3 - Focused)" {
+			t.Errorf("%q: strategy %q focus %q", src, o.Strategy, o.Focus)
+		}
+	}
+	c, err := Decode("ctx.toml", []byte("[files]\nstrategy = \"tier3\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.AggregateOptions("/p", "/h"); o.Section() != "Files (Tier 3 - Focused)" || o.Focus != nil {
+		t.Errorf("tier3 without focus: %+v", o)
 	}
 }

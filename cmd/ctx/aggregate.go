@@ -54,8 +54,8 @@ Examples:
 			&cli.BoolFlag{Name: "no-history", Usage: "leave out the Discussion History of [discussion] (the static, cacheable prefix)"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT`: markdown, or json to print the items instead"},
 			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, masked, none or custom"},
-			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize or full (default: [files] strategy, else auto)"},
-			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by relative path or base name (repeatable)"},
+			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize, full or tier3 (default: [files] strategy, else auto)"},
+			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by entry, relative path, base name or absolute path (repeatable)"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: none; default: [files] max_tokens, else none)"},
 			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: none; default: [files] max_file_tokens, else none)"},
 			estimatorFlag()),
@@ -135,7 +135,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	if c.IsSet("strategy") {
 		st, err := aggregate.ParseStrategy(c.String("strategy"))
 		if err != nil || c.String("strategy") == "" {
-			return usagef("--strategy: must be auto, summarize or full, not %q", c.String("strategy"))
+			return usagef("--strategy: must be auto, summarize, full or tier3, not %q", c.String("strategy"))
 		}
 		strategy = st
 	}
@@ -190,6 +190,9 @@ func (e *env) aggregate(c *cli.Context) error {
 		if sh.Error != "" {
 			fmt.Fprintf(e.stderr, "ctx: warning: screenshot %s\n", sh.Error)
 		}
+	}
+	for _, f := range res.UnmatchedFocus {
+		fmt.Fprintf(e.stderr, "ctx: warning: focus %q matched no file (by entry, path, name or absolute path)\n", f)
 	}
 	switch {
 	case format == "json":

@@ -1,7 +1,8 @@
 // Package aggregate builds the file context that ctx gives an agent: it
 // resolves the files of ctx.toml ([files], [screenshots]), renders each file
 // in its view, composes one markdown document and records, per file, what
-// was read and what was emitted.
+// was read and what was emitted. The user guide, with every difference from
+// Manual Slop's pipeline and its reason, is docs/aggregate.md.
 //
 // # Pipeline
 //
@@ -60,6 +61,7 @@
 //
 //	## Files | ## Files (Summary) | ## Files (Tier 3 - Focused)
 //	## Screenshots
+//	## Beads Mode: Progress Track  (Options.Beads: [ReadBeads], [BeadsSection])
 //	## Discussion History          (always last: the rest is a stable prefix)
 //
 // Each file block ([Item.Block]) is "### `{label}`\n\n{body}" (a label

@@ -263,9 +263,6 @@ func decodeRequest(data []byte) (Request, error) {
 		if err := json.Unmarshal(raw, &keys); err != nil {
 			return fail(start, err)
 		}
-		if _, both := keys["content"]; both && !contentShape(keys) {
-			return fail(start, fmt.Errorf("%s: has both content and contentParts (one shape per message)", messageName(i, m.ID)))
-		}
 		if contentShape(keys) {
 			if err := c.convert(i, m, keys); err != nil && !errors.Is(err, errResultOnly) {
 				return fail(start, err)
@@ -273,7 +270,11 @@ func decodeRequest(data []byte) (Request, error) {
 			continue
 		}
 		if !m.Role.valid() {
-			return fail(start, fmt.Errorf("message %d (id %q): invalid role %q (want system, user, assistant or tool)", i, m.ID, string(m.Role)))
+			hint := ""
+			if _, ok := keys["contentParts"]; !ok {
+				hint = `, or "content" for a message in the {"role", "content"} shape`
+			}
+			return fail(start, fmt.Errorf("message %d (id %q): invalid role %q (want system, user, assistant or tool%s)", i, m.ID, string(m.Role), hint))
 		}
 		c.out = append(c.out, m)
 	}

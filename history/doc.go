@@ -91,8 +91,10 @@
 // [DecodeRequest] reads the messages in three shapes, which may be mixed
 // in one list; Build then works on the converted messages.
 //
-//   - Chatbox's storage format: a message with "contentParts". Its role
-//     must be system, user, assistant or tool.
+//   - Chatbox's storage format: a message with "contentParts" (a legacy
+//     "content" beside it is kept in Extra, not sent), or with neither
+//     "contentParts" nor "content". Its role must be system, user,
+//     assistant or tool.
 //   - The content shape, a message with "content" (or OpenAI's
 //     "tool_calls" or "tool_call_id") and no "contentParts": Manual Slop's
 //     {"role", "content"} entries and the messages of the OpenAI and

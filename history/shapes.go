@@ -41,7 +41,9 @@ func legacyMessage(s string) Message {
 
 // contentShape reports whether the keys of a message object are those of
 // the content shape ({"role", "content"} as Manual Slop, OpenAI and
-// Anthropic write it) rather than Chatbox's contentParts.
+// Anthropic write it) rather than Chatbox's: a message with contentParts
+// is Chatbox's whatever else it has (a legacy "content" beside it is kept
+// in Extra, as before).
 func contentShape(keys map[string]json.RawMessage) bool {
 	if _, ok := keys["contentParts"]; ok {
 		return false

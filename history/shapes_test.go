@@ -107,10 +107,24 @@ func TestShapesSeed(t *testing.T) {
 	}
 }
 
+// A Chatbox message keeps a legacy "content" beside its contentParts, as
+// before: contentParts is what is sent.
+func TestShapesChatboxWithContent(t *testing.T) {
+	t.Parallel()
+	req, err := DecodeRequest(strings.NewReader(`[{"id": "1", "role": "user", "content": "old", "contentParts": [{"type": "text", "text": "new"}]}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := req.Messages[0]
+	if len(m.ContentParts) != 1 || m.ContentParts[0].Text != "new" || string(m.Extra["content"]) != `"old"` {
+		t.Errorf("message %+v", m)
+	}
+}
+
 func TestShapesErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, want string }{
-		{"both shapes", `[{"role": "user", "content": "a", "contentParts": []}]`, `message 0: has both content and contentParts`},
+		{"neither shape", `[{"role": "User"}]`, `message 0 (id ""): invalid role "User" (want system, user, assistant or tool, or "content" for a message in the {"role", "content"} shape)`},
 		{"content type", `[{"role": "user", "content": 5}]`, `message 0: content must be a string, an array of parts or null, not a number`},
 		{"part not object", `[{"role": "user", "content": ["x"]}]`, `message 0: content[0]: must be an object with a type, not a string`},
 		{"unknown part", `[{"id": "m", "role": "user", "content": [{"type": "text", "text": "a"}, {"type": "document", "source": {}}]}]`,

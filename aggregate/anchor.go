@@ -1,6 +1,8 @@
 package aggregate
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strings"
 
@@ -20,10 +22,18 @@ type Slice struct {
 	EndLine   int    `json:"end_line"`
 	Tag       string `json:"tag,omitempty"`
 	Comment   string `json:"comment,omitempty"`
-	// ContentHash is the BLAKE3 hash ([measure.Hash]) of the slice text.
+	// ContentHash is the hash of the slice text: BLAKE3 ([measure.Hash]) for
+	// the slices ctx pins, or SHA-256, as Manual Slop's fuzzy anchors
+	// have it (HashAlgorithm).
 	ContentHash string `json:"content_hash,omitempty"`
+	// HashAlgorithm is the algorithm of ContentHash: HashBLAKE3,
+	// HashSHA256, or "" to find out, BLAKE3 first, by the hash that
+	// matches (see [ResolveSlice]).
+	HashAlgorithm string `json:"hash_algorithm,omitempty"`
 	// AnchorLines are up to three lines just before and just after the
-	// slice, as they were when it was pinned.
+	// slice, as they were when it was pinned; or, in Manual Slop's shape,
+	// a list of surrounding lines that does not say which are before and
+	// which after (Anchors.Context).
 	AnchorLines Anchors `json:"anchor_lines,omitzero"`
 	// Fingerprint holds one short digest per slice line: the first six hex
 	// digits of the BLAKE3 hash of the line with its whitespace normalised
@@ -36,10 +46,57 @@ type Slice struct {
 type Anchors struct {
 	Before []string `json:"before,omitempty"`
 	After  []string `json:"after,omitempty"`
+	// Context is Manual Slop's anchor_lines list: lines around the slice,
+	// in order, the ones before it first. [ResolveSlice] accepts a place
+	// only where some split of the list into a block before and a block
+	// after encloses one range, and one range only.
+	Context []string `json:"context,omitempty"`
 }
 
 // IsZero reports whether there are no anchor lines.
-func (a Anchors) IsZero() bool { return len(a.Before) == 0 && len(a.After) == 0 }
+func (a Anchors) IsZero() bool { return len(a.Before) == 0 && len(a.After) == 0 && len(a.Context) == 0 }
+
+// The hash algorithms of Slice.ContentHash.
+const (
+	HashBLAKE3 = measure.HashAlgorithm // "blake3": the slices ctx pins
+	HashSHA256 = "sha256"              // Manual Slop's fuzzy anchors
+)
+
+// ParseHashAlgorithm checks s: blake3, sha256, or "" (find out).
+func ParseHashAlgorithm(s string) (string, error) {
+	switch s {
+	case "", HashBLAKE3, HashSHA256:
+		return s, nil
+	}
+	return "", fmt.Errorf("unknown hash algorithm %q (want %s or %s)", s, HashBLAKE3, HashSHA256)
+}
+
+// hashMatcher reports whether a slice text has the slice's content hash,
+// and remembers the algorithm that matched. SHA-256 is compared with and
+// without a final newline, since Manual Slop may hash the lines with their
+// line ends.
+type hashMatcher struct {
+	want, algo string
+}
+
+func (h *hashMatcher) match(text string) bool {
+	if h.algo != HashSHA256 && measure.Hash([]byte(text)) == h.want {
+		h.algo = HashBLAKE3
+		return true
+	}
+	if h.algo != HashBLAKE3 {
+		if sha256Hex(text) == h.want || sha256Hex(text+"\n") == h.want {
+			h.algo = HashSHA256
+			return true
+		}
+	}
+	return false
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
+}
 
 // Resolution is how a slice was found in the current file.
 type Resolution string
@@ -84,6 +141,10 @@ type SliceResult struct {
 	Score float64 `json:"score,omitempty"`
 	// Reason explains an orphaned slice.
 	Reason string `json:"reason,omitempty"`
+	// HashAlgorithm is the algorithm of the slice's content hash: as
+	// configured, or the one that matched; "" for an unpinned slice, or
+	// when the text changed and the configuration does not say.
+	HashAlgorithm string `json:"hash_algorithm,omitempty"`
 	// Content is the resolved slice text; empty when orphaned.
 	Content string `json:"-"`
 }
@@ -149,14 +210,21 @@ func NewSlice(src []byte, start, end int, tag, comment string) (Slice, error) {
 // its Content is empty: stale lines are never returned.
 func ResolveSlice(src []byte, s Slice) SliceResult {
 	r := SliceResult{Tag: s.Tag, Comment: s.Comment, OldStart: s.StartLine, OldEnd: s.EndLine}
+	hm := &hashMatcher{want: s.ContentHash, algo: s.HashAlgorithm}
 	lines := splitLines(src)
 	orphan := func(reason string) SliceResult {
 		r.Resolution, r.Reason, r.NewStart, r.NewEnd, r.Content, r.Score = ResolutionOrphaned, reason, 0, 0, "", 0
+		if s.ContentHash != "" {
+			r.HashAlgorithm = hm.algo
+		}
 		return r
 	}
 	found := func(how Resolution, start, end int, score float64) SliceResult {
 		r.Resolution, r.NewStart, r.NewEnd, r.Score = how, start, end, score
 		r.Content = sliceText(lines, start, end)
+		if s.ContentHash != "" {
+			r.HashAlgorithm = hm.algo
+		}
 		return r
 	}
 	if s.StartLine < 1 || s.EndLine < s.StartLine {
@@ -171,7 +239,7 @@ func ResolveSlice(src []byte, s Slice) SliceResult {
 		return found(ResolutionUnpinned, s.StartLine, s.EndLine, 0)
 	}
 	// (1) the recorded range
-	if inFile && measure.Hash([]byte(sliceText(lines, s.StartLine, s.EndLine))) == s.ContentHash {
+	if inFile && hm.match(sliceText(lines, s.StartLine, s.EndLine)) {
 		return found(ResolutionUnchanged, s.StartLine, s.EndLine, 0)
 	}
 	var fp []string
@@ -189,7 +257,7 @@ func ResolveSlice(src []byte, s Slice) SliceResult {
 		}
 	}
 	// (2) unique exact match
-	exact := exactMatches(lines, digests, fp, n, s.ContentHash)
+	exact := exactMatches(lines, digests, fp, n, hm)
 	if len(exact) == 1 {
 		return found(ResolutionMoved, exact[0], exact[0]+n-1, 0)
 	}
@@ -206,7 +274,11 @@ func ResolveSlice(src []byte, s Slice) SliceResult {
 			return found(ResolutionMoved, picked[0], picked[0]+n-1, 0)
 		}
 	}
-	if st, en, ok := byAnchors(lines, s.AnchorLines, n); ok {
+	st, en, ok := byAnchors(lines, s.AnchorLines, n)
+	if !ok && len(s.AnchorLines.Context) > 0 {
+		st, en, ok = byContext(lines, s.AnchorLines.Context, n)
+	}
+	if ok {
 		score := -1.0
 		if fp != nil {
 			// stay between the anchors, but drop lines inserted next to them
@@ -230,8 +302,8 @@ func ResolveSlice(src []byte, s Slice) SliceResult {
 }
 
 // exactMatches returns the 1-based starts of windows of n lines whose text
-// hashes to hash (at most two are collected).
-func exactMatches(lines, digests, fp []string, n int, hash string) []int {
+// has the slice's hash (at most two are collected).
+func exactMatches(lines, digests, fp []string, n int, hm *hashMatcher) []int {
 	var out []int
 	for i := 0; i+n <= len(lines); i++ {
 		if fp != nil {
@@ -247,7 +319,7 @@ func exactMatches(lines, digests, fp []string, n int, hash string) []int {
 				continue
 			}
 		}
-		if measure.Hash([]byte(strings.Join(lines[i:i+n], "\n"))) == hash {
+		if hm.match(strings.Join(lines[i:i+n], "\n")) {
 			out = append(out, i+1)
 			if len(out) == 2 {
 				break
@@ -345,6 +417,48 @@ func byAnchors(lines []string, a Anchors, n int) (int, int, bool) {
 		if st := en - n + 1; st >= 1 {
 			return st, en, true
 		}
+	}
+	return 0, 0, false
+}
+
+// byContext finds the range enclosed by an unsided list of context lines
+// (Manual Slop's anchor_lines): every split of the list into a non-empty
+// block before and a non-empty block after is tried, and the range is
+// accepted only when the splits that enclose a range agree on one.
+func byContext(lines, ctx []string, n int) (int, int, bool) {
+	found := map[[2]int]bool{}
+	for i := 1; i < len(ctx); i++ {
+		if st, en, ok := enclosed(lines, Anchors{Before: ctx[:i], After: ctx[i:]}, n); ok {
+			found[[2]int{st, en}] = true
+		}
+	}
+	if len(found) != 1 {
+		return 0, 0, false
+	}
+	for r := range found {
+		return r[0], r[1], true
+	}
+	return 0, 0, false
+}
+
+// enclosed is the range between the two anchor blocks of a, when one pair
+// of occurrences encloses a non-empty range of plausible length.
+func enclosed(lines []string, a Anchors, n int) (int, int, bool) {
+	before := occurrences(lines, a.Before)
+	after := occurrences(lines, a.After)
+	maxLen := max(2*n, n+20)
+	var pairs [][2]int
+	for _, b := range before {
+		st := b + len(a.Before) + 1 // 1-based first line after the block
+		for _, q := range after {
+			en := q // 1-based line just before the after block
+			if en >= st && en-st+1 <= maxLen {
+				pairs = append(pairs, [2]int{st, en})
+			}
+		}
+	}
+	if len(pairs) == 1 {
+		return pairs[0][0], pairs[0][1], true
 	}
 	return 0, 0, false
 }

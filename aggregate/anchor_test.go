@@ -172,3 +172,50 @@ func FuzzResolveSlice(f *testing.F) {
 		}
 	})
 }
+
+// Manual Slop's slices: a SHA-256 content_hash (of the lines joined by
+// "\n", with or without a final newline) and anchor_lines as a list.
+func TestResolveSeedSlice(t *testing.T) {
+	orig := file(10, block, 10)
+	text := strings.Join(block, "\n")
+	seed := func(hash string, ctx []string) Slice {
+		return Slice{StartLine: 11, EndLine: 15, Tag: "parser", ContentHash: hash, AnchorLines: Anchors{Context: ctx}}
+	}
+	around := []string{"filler_before_8()", "filler_before_9()", "filler_after_0()", "filler_after_1()"}
+	edited := append([]string(nil), block...)
+	edited[3] = "        out.append(t.strip().lower())"
+	dup := strings.Join(block, "\n") + "\n" + file(10, block, 10)
+	for _, tc := range []struct {
+		name       string
+		s          Slice
+		src        string
+		resolution Resolution
+		start, end int
+		algo       string
+	}{
+		{"sha256 unchanged", seed(sha256Hex(text), nil), orig, ResolutionUnchanged, 11, 15, HashSHA256},
+		{"sha256 of the lines with their ends", seed(sha256Hex(text+"\n"), nil), orig, ResolutionUnchanged, 11, 15, HashSHA256},
+		{"sha256 moved", seed(sha256Hex(text), nil), file(13, block, 10), ResolutionMoved, 14, 18, HashSHA256},
+		{"said blake3, is sha256", Slice{StartLine: 11, EndLine: 15, ContentHash: sha256Hex(text), HashAlgorithm: HashBLAKE3}, orig, ResolutionOrphaned, 0, 0, HashBLAKE3},
+		{"said sha256", Slice{StartLine: 11, EndLine: 15, ContentHash: sha256Hex(text), HashAlgorithm: HashSHA256}, orig, ResolutionUnchanged, 11, 15, HashSHA256},
+		{"blake3 found first", seed(NewSliceHash(text), nil), orig, ResolutionUnchanged, 11, 15, HashBLAKE3},
+		{"edited, list anchors", seed(sha256Hex(text), around), file(10, edited, 10), ResolutionAnchored, 11, 15, ""},
+		{"edited and moved, list anchors", seed(sha256Hex(text), around), "a()\nb()\n" + file(10, edited, 10), ResolutionAnchored, 13, 17, ""},
+		{"edited, no anchors", seed(sha256Hex(text), nil), file(10, edited, 10), ResolutionOrphaned, 0, 0, ""},
+		{"edited, the list is the slice's own lines", seed(sha256Hex(text), block[:2]), file(10, edited, 10), ResolutionOrphaned, 0, 0, ""},
+		{"two copies, one inside the list's anchors", seed(sha256Hex(text+"x"), around), dup, ResolutionAnchored, 16, 20, ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := ResolveSlice([]byte(tc.src), tc.s)
+			if r.Resolution != tc.resolution || r.NewStart != tc.start || r.NewEnd != tc.end || r.HashAlgorithm != tc.algo {
+				t.Errorf("got %s %d-%d (%q, %s), want %s %d-%d (%q)", r.Resolution, r.NewStart, r.NewEnd, r.HashAlgorithm, r.Reason, tc.resolution, tc.start, tc.end, tc.algo)
+			}
+		})
+	}
+}
+
+// NewSliceHash is the BLAKE3 of a slice text, as NewSlice pins it.
+func NewSliceHash(text string) string {
+	s, _ := NewSlice([]byte(text+"\n"), 1, strings.Count(text, "\n")+1, "", "")
+	return s.ContentHash
+}

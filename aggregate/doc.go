@@ -1,7 +1,8 @@
 // Package aggregate builds the file context that ctx gives an agent: it
 // resolves the files of ctx.toml ([files], [screenshots]), renders each file
 // in its view, composes one markdown document and records, per file, what
-// was read and what was emitted.
+// was read and what was emitted. The user guide, with every difference from
+// Manual Slop's pipeline and its reason, is docs/aggregate.md.
 //
 // # Pipeline
 //
@@ -12,7 +13,8 @@
 // free number ([WriteNumbered]: the file is created exclusively, so two
 // concurrent runs never share a number). A file that is missing, too large,
 // binary or whose view fails becomes an item with a status and an error; the
-// pipeline never stops on one file.
+// pipeline never stops on one file. A view that fails shows the original's
+// text, "ERROR in {mode} view mode for {label}:\n{error}" ([ViewErrorText]).
 //
 // # Paths
 //
@@ -53,7 +55,9 @@
 //   - summary: [Engine.Summary], as markdown.
 //   - skeleton, masked: the engine's output fenced like full; outline:
 //     fenced as text. A language the engine does not support falls back to
-//     summary, and Item.Fallback says why.
+//     summary, Item.Fallback says why and the header says so, like the
+//     other suffixes: "### `{label}` (Summary; skeleton not supported)"
+//     ("(Summary; no custom slices)" for a custom view without slices).
 //   - none: "(context excluded)".
 //   - custom: only the custom slices, each "[Slice: <tag>] (<comment>)",
 //     "Lines <start>-<end>:" and the lines, joined by blank lines, fenced.
@@ -61,7 +65,9 @@
 //     "ORPHANED" and never its stale lines.
 //
 // force_full renders in full whatever the view or strategy; auto_aggregate
-// = false keeps the item out of the markdown (it is still listed).
+// = false keeps the item out of the markdown: it is still read, hashed and
+// listed, but, as in the original, no view is computed (so none can fail,
+// and its slices are not resolved); its ViewMode is the one asked for.
 //
 // # Markdown
 //
@@ -69,6 +75,7 @@
 //
 //	## Files | ## Files (Summary) | ## Files (Tier 3 - Focused)
 //	## Screenshots
+//	## Beads Mode: Progress Track  (Options.Beads: [ReadBeads], [BeadsSection])
 //	## Discussion History          (always last: the rest is a stable prefix)
 //
 // Each file block ([Item.Block]) is "### `{label}`\n\n{body}" (a label
@@ -82,12 +89,16 @@
 // "\n\n---\n\n". A screenshot block is "### `{label}`\n\n![{name}]({label})"
 // with the path relative to the screenshot base directory. The strategy
 // picks the files section: auto (summary when SummaryOnly), summarize (every
-// file summarised, except view none and force_full) or full (each file in
-// its own view). With focus files the Tier 3 section renders focus files
-// (matched by exact relative path or base name, never by substring), tier
-// 3 items and force_full items in full, and the rest as skeletons (header
-// suffix " (AST Skeleton)") or, where unsupported, summaries (" (Summary)");
-// view none and custom items keep their view.
+// file summarised, except view none and force_full), full (each file in
+// its own view) or tier3. With strategy tier3, or focus files, the Tier 3
+// section renders focus files (matched against the entry, the relative
+// path, the base name or the absolute path, never by substring:
+// [FocusMatches]), tier 3 items and force_full items in full; C and C++
+// source files as outlines (" (AST Outline)"), headers and the other
+// languages as skeletons (" (AST Skeleton)"), or, where unsupported,
+// summaries (" (Summary; skeleton not supported)"); view none and custom
+// items keep their view. Result.UnmatchedFocus lists the focus entries
+// that matched no file.
 //
 // # Token budget
 //
@@ -127,7 +138,11 @@
 // unchanged (hash at the old range), moved (a unique exact match), anchored
 // (between its anchors), fuzzy (similarity search over the fingerprint with
 // a threshold and a margin over the best non-overlapping runner-up), or
-// orphaned.
+// orphaned. Manual Slop's slices load too: a SHA-256 content hash
+// (Slice.HashAlgorithm, or found out by the hash that matches, BLAKE3
+// first; SliceResult.HashAlgorithm records it) and anchor lines as one list
+// (Anchors.Context), tried at every split into a block before and a block
+// after, and accepted only when the splits agree on one range.
 //
 // # Purity
 //

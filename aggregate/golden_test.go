@@ -89,6 +89,13 @@ func pin(t *testing.T, rel string, start, end int, tag, comment string) Slice {
 var codeFiles = []string{"src/app.py", "src/pkg/util.go", "native/engine.c", "native/engine.h", "native/shapes.cpp",
 	"web/app.js", "web/types.ts", "native/lib.rs", "native/Main.java", "README.md", "config.toml"}
 
+// seedHash is the SHA-256 of lines start..end of src/app.py joined by
+// "\n", plus end: a slice hash as Manual Slop writes it.
+func seedHash(t *testing.T, start, end int, suffix string) string {
+	lines := strings.Split(string(projectSrc(t, "src/app.py")), "\n")
+	return sha256Hex(strings.Join(lines[start-1:end], "\n") + suffix)
+}
+
 func withView(mode ViewMode, paths ...string) []FileItem {
 	out := make([]FileItem, len(paths))
 	for i, p := range paths {
@@ -122,6 +129,27 @@ func goldenCases(t *testing.T) []struct {
 			{Path: "native/lib.rs", ViewMode: ViewMasked, ASTDefinitions: true},
 			{Path: "README.md", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"x": "def"}},
 		}}},
+		// ast_signatures / ast_definitions outside the masked view: the
+		// original's skeleton-equivalent shortcuts
+		{"shortcuts", Options{Files: []FileItem{
+			{Path: "src/app.py", ASTSignatures: true},
+			{Path: "src/pkg/util.go", ASTDefinitions: true},
+			{Path: "native/lib.rs", ASTSignatures: true, ASTDefinitions: true},
+			{Path: "README.md", ASTSignatures: true},
+			{Path: "config.toml", ViewMode: ViewSummary, ASTSignatures: true},
+			{Path: "native/engine.c", ASTSignatures: true, ForceFull: true},
+		}}},
+		// Manual Slop's slices: SHA-256 hashes, anchor_lines as a list
+		{"seed_slices", Options{Files: []FileItem{
+			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []Slice{
+				{StartLine: 22, EndLine: 24, Tag: "client", ContentHash: seedHash(t, 22, 24, ""),
+					AnchorLines: Anchors{Context: []string{"", "", "    class Config:"}}},
+				{StartLine: 32, EndLine: 33, Tag: "init", Comment: "hashed with its line ends", ContentHash: seedHash(t, 32, 33, "\n")},
+				{StartLine: 27, EndLine: 28, Tag: "moved", ContentHash: seedHash(t, 29, 30, "")},
+				{StartLine: 36, EndLine: 39, ContentHash: sha256Hex("an older send"),
+					AnchorLines: Anchors{Context: []string{"    @retry(3)", "", "    async def close(self):"}}},
+			}},
+		}}},
 		{"none_custom", Options{Files: []FileItem{
 			{Path: "NOTES", ViewMode: ViewNone},
 			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []Slice{
@@ -144,6 +172,12 @@ func goldenCases(t *testing.T) []struct {
 			{Path: "docs/*"}, {Path: "src/**/*.py"}, {Path: "src/app.py", ViewMode: ViewSummary},
 		}}},
 		{"limits", Options{Files: withView(ViewFull, "NOTES", "src/app.py"), MaxFileBytes: 100}},
+		{"beads", Options{
+			Files:       withView(ViewFull, "NOTES"),
+			Screenshots: []string{"shots/*.png"},
+			Beads:       &BeadsOptions{Path: "testdata/beads", Name: ".beads"},
+			History:     "### Discussion Excerpt 1\n\nUser: hello\n",
+		}},
 		{"sections", Options{
 			Files:       withView(ViewFull, "README.md", "NOTES"),
 			Screenshots: []string{"shots/*.png", "shots/missing.png"},

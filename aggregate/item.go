@@ -56,8 +56,12 @@ type FileItem struct {
 	CustomSlices []Slice `json:"custom_slices,omitempty"`
 	// ASTSignatures and ASTDefinitions give the masked view a default for
 	// every top-level symbol that ASTMask does not name: its signature, or
-	// its whole definition (definitions win when both are set). They have no
-	// effect in the other views.
+	// its whole definition (definitions win when both are set). On a file
+	// in the full view (the default) they are the original's
+	// skeleton-equivalent shortcuts: ASTSignatures renders the skeleton,
+	// ASTDefinitions the masked view with every top-level definition.
+	// force_full, the summary strategy and Tier 3 override them; the other
+	// views ignore them.
 	ASTSignatures  bool `json:"ast_signatures,omitempty"`
 	ASTDefinitions bool `json:"ast_definitions,omitempty"`
 }

@@ -73,10 +73,17 @@ func HistorySection(history string) string {
 // Markdown composes the document: the files section titled title, the
 // screenshots, and the discussion history last (so that everything before
 // it is a stable prefix), joined by "\n\n---\n\n". Empty sections are left
-// out. With history "" it is the static prefix alone.
+// out. With history "" it is the static prefix alone. [Run] adds the Beads
+// section before the history ([Compose]).
 func Markdown(title string, items []Item, shots []Screenshot, history string) string {
+	return Compose(FilesSection(title, items), ScreenshotsSection(shots), HistorySection(history))
+}
+
+// Compose joins the sections that are not empty by "\n\n---\n\n", in
+// order: files, screenshots, Beads, discussion history.
+func Compose(sections ...string) string {
 	var parts []string
-	for _, s := range []string{FilesSection(title, items), ScreenshotsSection(shots), HistorySection(history)} {
+	for _, s := range sections {
 		if s != "" {
 			parts = append(parts, s)
 		}

@@ -169,6 +169,53 @@ func TestFocusNeverBySubstring(t *testing.T) {
 	}
 }
 
+// Focus is matched against the entry, the path, the name and the absolute
+// path, as the original matches it (without its substring match), and the
+// focus entries that match nothing are reported.
+func TestFocusMatches(t *testing.T) {
+	for _, tc := range []struct {
+		focus, label, entry, abs string
+		want                     bool
+	}{
+		{"src/*.py", "src/a.py", "src/*.py", "/p/src/a.py", true},   // the entry
+		{"./src/*.py", "src/b.py", "src/*.py", "/p/src/b.py", true}, // the entry, cleaned
+		{"src/*.py", "src/a.py", "src/**", "/p/src/a.py", false},    // not a glob of its own
+		{"/p/src/a.py", "src/a.py", "src/**", "/p/src/a.py", true},  // the absolute path
+		{"/q/src/a.py", "src/a.py", "src/**", "/p/src/a.py", false}, // another one
+		{"a.py", "lib/a.py", "lib", "/p/lib/a.py", true},            // the name
+		{"a.py", "lib/data.py", "lib", "/p/lib/data.py", false},     // never a substring
+		{"lib", "lib/a.py", "lib", "/p/lib/a.py", true},             // the entry: a directory
+		{"lib/a.py", "x/lib/a.py", "x/**", "/p/x/lib/a.py", false},  // a path is the whole label
+		{"src/a.py", "src/a.py", "", "", true},                      // the path alone
+	} {
+		if got := FocusMatches(tc.focus, tc.label, tc.entry, tc.abs); got != tc.want {
+			t.Errorf("FocusMatches(%q, %q, %q, %q) = %v", tc.focus, tc.label, tc.entry, tc.abs, got)
+		}
+	}
+	dir := tree(t, map[string]string{"src/a.py": "a = 1\n", "src/b.py": "b = 1\n", "c.c": "int c;\n", "d.md": "# D\n"})
+	res, err := Run(context.Background(), Options{BaseDir: dir, Strategy: StrategyTier3,
+		Files: []FileItem{{Path: "src/*.py"}, {Path: "c.c"}, {Path: "d.md"}},
+		Focus: []string{"src/*.py", "nothing.py", "a", filepath.Join(dir, "d.md")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, it := range res.Items {
+		got = append(got, fmt.Sprintf("%s %s %v %s", it.Path, it.ViewMode, it.Focus, it.Header))
+	}
+	want := []string{"src/a.py full true ### `src/a.py`", "src/b.py full true ### `src/b.py`",
+		"c.c outline false ### `c.c` (AST Outline)", "d.md full true ### `d.md`"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("items:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if strings.Join(res.UnmatchedFocus, ",") != "nothing.py,a" {
+		t.Errorf("unmatched focus %q", res.UnmatchedFocus)
+	}
+	if !strings.HasPrefix(res.Markdown, "## Files (Tier 3 - Focused)") {
+		t.Errorf("section: %q", res.Markdown)
+	}
+}
+
 func TestAutoAggregateAndForceFull(t *testing.T) {
 	dir := tree(t, map[string]string{"a.txt": "A\n", "b.txt": "B\n"})
 	res, err := Run(context.Background(), Options{BaseDir: dir, Strategy: StrategySummarize, Files: []FileItem{
@@ -184,6 +231,33 @@ func TestAutoAggregateAndForceFull(t *testing.T) {
 	want := "## Files (Summary)\n\n### `b.txt`\n\n```txt\nB\n```"
 	if res.Markdown != want {
 		t.Errorf("markdown = %q, want %q", res.Markdown, want)
+	}
+}
+
+// auto_aggregate = false skips the view dispatch, as the original does: a
+// view that would fail, or an orphaned slice, is never computed.
+func TestAutoAggregateSkipsView(t *testing.T) {
+	dir := tree(t, map[string]string{"fail.py": "FAIL\n", "m.py": "def f(): pass\n", "s.py": "x = 1\n", "bin.dat": "\x00\x01"})
+	stale := Slice{StartLine: 1, EndLine: 1, ContentHash: strings.Repeat("0", 64), Fingerprint: "aaaaaa"}
+	res, err := Run(context.Background(), Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{
+		{Path: "fail.py", ViewMode: ViewSkeleton, NoAutoAggregate: true},
+		{Path: "m.py", ViewMode: ViewMasked, NoAutoAggregate: true}, // no mask: would fail
+		{Path: "s.py", ViewMode: ViewCustom, CustomSlices: []Slice{stale}, NoAutoAggregate: true},
+		{Path: "bin.dat", NoAutoAggregate: true},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, it := range res.Items {
+		if it.Error != "" || it.Content != "" || it.Slices != nil || it.Fallback != "" || it.Emitted.Bytes != 0 || it.Source.Hash == "" {
+			t.Errorf("%s: a view was computed: %+v", it.Path, it)
+		}
+		if it.RowStatus() != StatusExcluded {
+			t.Errorf("%s: row status %s", it.Path, it.RowStatus())
+		}
+	}
+	if res.Items[1].ViewMode != ViewMasked || res.Items[3].Status != StatusBinary || res.Markdown != "" {
+		t.Errorf("items %+v; markdown %q", res.Items, res.Markdown)
 	}
 }
 
@@ -243,11 +317,21 @@ func TestViewFailures(t *testing.T) {
 		}
 	}
 	check(0, StatusOK, ViewSkeleton, "skeleton of def f", "")
-	check(1, StatusError, ViewSkeleton, "ERROR in skeleton view mode for fail.py: parse failed", "")
-	check(2, StatusError, ViewSkeleton, "ERROR in skeleton view mode for panic.py: boom", "")
+	check(1, StatusError, ViewSkeleton, "ERROR in skeleton view mode for fail.py:\nparse failed", "")
+	check(2, StatusError, ViewSkeleton, "ERROR in skeleton view mode for panic.py:\npanic: boom", "")
 	check(3, StatusOK, ViewSummary, "**PY**", "skeleton view not supported for python")
 	check(4, StatusOK, ViewSummary, "**MD**", "outline view not supported for md files")
 	check(5, StatusOK, ViewMasked, "f=sig,g=hide", "")
+	// a view that fell back says so in its header
+	for i, want := range map[int]string{3: "### `dialect.py` (Summary; skeleton not supported)", 4: "### `doc.md` (Summary; outline not supported)", 0: "### `ok.py`"} {
+		if items[i].Header != want {
+			t.Errorf("header %q, want %q", items[i].Header, want)
+		}
+	}
+	// the failing view's text is the original's: a newline, then the detail
+	if b := items[1].Block(); !strings.Contains(b, "```text\nERROR in skeleton view mode for fail.py:\nparse failed\n```") {
+		t.Errorf("error block %q", b)
+	}
 }
 
 func TestNumberingConcurrent(t *testing.T) {

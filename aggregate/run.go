@@ -37,6 +37,10 @@ const (
 	StrategySummarize Strategy = "summarize"
 	// StrategyFull renders each file in its own view, ignoring SummaryOnly.
 	StrategyFull Strategy = "full"
+	// StrategyTier3 renders the "Files (Tier 3 - Focused)" section, as
+	// Options.Tier3 does: the focus files (Options.Focus) in full, the rest
+	// in a structural view.
+	StrategyTier3 Strategy = "tier3"
 )
 
 // ParseStrategy checks s; "" is [StrategyAuto].
@@ -44,10 +48,10 @@ func ParseStrategy(s string) (Strategy, error) {
 	switch st := Strategy(s); st {
 	case "":
 		return StrategyAuto, nil
-	case StrategyAuto, StrategySummarize, StrategyFull:
+	case StrategyAuto, StrategySummarize, StrategyFull, StrategyTier3:
 		return st, nil
 	}
-	return "", fmt.Errorf("unknown strategy %q (want auto, summarize or full)", s)
+	return "", fmt.Errorf("unknown strategy %q (want auto, summarize, full or tier3)", s)
 }
 
 // Defaults.
@@ -71,13 +75,24 @@ type Options struct {
 	Screenshots []string
 	Strategy    Strategy
 	SummaryOnly bool
-	// Tier3 renders the "Files (Tier 3 - Focused)" section: focus files,
-	// tier 3 items and force_full items in full, the rest as skeletons where
-	// supported, else summaries (view none and custom items keep their view).
+	// Tier3 renders the "Files (Tier 3 - Focused)" section (as Strategy
+	// StrategyTier3 does): focus files, tier 3 items and force_full items
+	// in full; the rest as outlines for C and C++ source files (the
+	// original's signature/outline treatment; headers get their skeleton,
+	// which is their signatures), as skeletons for the other languages the
+	// engine parses, else summaries (view none and custom items keep their
+	// view).
 	Tier3 bool
-	// Focus lists focus files by relative path or base name (never by
-	// substring). A non-empty Focus implies Tier3.
+	// Focus lists the focus files, each matched against an item's entry,
+	// its relative path, its base name (for a focus without a slash) or its
+	// absolute path, never by substring (see [FocusMatches]). A non-empty
+	// Focus implies Tier3; Result.UnmatchedFocus lists those that matched
+	// no file.
 	Focus []string
+	// Beads, when set, adds the Beads section ("## Beads Mode: Progress
+	// Track", execution_mode = "beads") from the project's Beads store,
+	// between the screenshots and the history; nil adds none.
+	Beads *BeadsOptions
 	// History is the discussion history, already rendered; it becomes the
 	// last section, "## Discussion History".
 	History string
@@ -142,7 +157,7 @@ func (o Options) OrProject() Options {
 	return o
 }
 
-func (o Options) tier3() bool { return o.Tier3 || len(o.Focus) > 0 }
+func (o Options) tier3() bool { return o.Tier3 || o.Strategy == StrategyTier3 || len(o.Focus) > 0 }
 
 func (o Options) summary() bool {
 	return o.Strategy == StrategySummarize || ((o.Strategy == StrategyAuto || o.Strategy == "") && o.SummaryOnly)
@@ -228,32 +243,103 @@ func (o Options) skipSet() map[string]bool {
 
 // IsFocus reports whether label (a relative slash path) is one of focus:
 // equal to a focus path, or, for a focus entry without a slash, to the
-// label's base name. Never a substring match.
+// label's base name. Never a substring match. [FocusMatches] also matches
+// the entry and the absolute path, as the pipeline does.
 func IsFocus(label string, focus []string) bool {
 	for _, f := range focus {
-		f = strings.TrimPrefix(path.Clean(filepath.ToSlash(f)), "./")
-		if f == label || (!strings.Contains(f, "/") && f == path.Base(label)) {
+		if FocusMatches(f, label, "", "") {
 			return true
 		}
 	}
 	return false
 }
 
+// FocusMatches reports whether focus names a file, as the original's Tier 3
+// matches a focus path against the file's entry, name and path: focus is
+// the [files] entry that reached the file (entry, as written), its label
+// (the path relative to the base directory), its base name (for a focus
+// without a slash) or, for an absolute focus, its absolute path abs.
+// Paths are compared cleaned, with forward slashes; never by substring
+// (the original's substring match made a.py match data.py). entry and abs
+// may be "".
+func FocusMatches(focus, label, entry, abs string) bool {
+	clean := func(p string) string { return strings.TrimPrefix(path.Clean(filepath.ToSlash(p)), "./") }
+	f := clean(focus)
+	switch {
+	case f == label:
+		return true
+	case entry != "" && f == clean(entry):
+		return true
+	case !strings.Contains(f, "/") && f == path.Base(label):
+		return true
+	case abs != "" && filepath.IsAbs(focus) && filepath.Clean(focus) == abs:
+		return true
+	}
+	return false
+}
+
+// isFocus reports whether one of o.Focus names the target.
+func (o Options) isFocus(t target) bool {
+	for _, f := range o.Focus {
+		if FocusMatches(f, t.label, t.file.Path, t.abs) {
+			return true
+		}
+	}
+	return false
+}
+
+// unmatchedFocus returns the focus entries that name no target.
+func (o Options) unmatchedFocus(targets []target) []string {
+	var out []string
+	for _, f := range o.Focus {
+		found := false
+		for _, t := range targets {
+			if t.err == "" && FocusMatches(f, t.label, t.file.Path, t.abs) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// tier3View is the view of a file that is not a focus file in Tier 3. The
+// original gives Python files their skeleton and C and C++ files "the AST
+// signature/outline": here the outline for C and C++ source files and the
+// skeleton, which is their signatures, for headers (.h, .hh, .hpp, .hxx,
+// .h++); the skeleton for the other languages the engine parses (a summary
+// where it parses none).
+func tier3View(eng Engine, label string) ViewMode {
+	lang, ok := eng.Detect(label)
+	if !ok || (lang != "c" && lang != "cpp") {
+		return ViewSkeleton
+	}
+	switch strings.ToLower(path.Ext(label)) {
+	case ".h", ".hh", ".hpp", ".hxx", ".h++":
+		return ViewSkeleton
+	}
+	return ViewOutline
+}
+
 // plan picks the view of one file and whether it is a focus file.
-func plan(o Options, f FileItem, label string) (ViewMode, bool) {
+func plan(o Options, t target) (ViewMode, bool) {
+	f := t.file
 	mode := f.ViewMode
 	if mode == "" {
 		mode = ViewFull
 	}
 	if o.tier3() {
-		focus := IsFocus(label, o.Focus) || f.Tier == 3 || f.ForceFull
+		isFocus := o.isFocus(t)
 		switch {
-		case focus:
-			return ViewFull, IsFocus(label, o.Focus)
+		case isFocus || f.Tier == 3 || f.ForceFull:
+			return ViewFull, isFocus
 		case mode == ViewNone || mode == ViewCustom:
 			return mode, false
 		}
-		return ViewSkeleton, false
+		return tier3View(o.Engine, t.label), false
 	}
 	if f.ForceFull {
 		return ViewFull, false
@@ -261,7 +347,25 @@ func plan(o Options, f FileItem, label string) (ViewMode, bool) {
 	if o.summary() && mode != ViewNone {
 		return ViewSummary, false
 	}
-	return mode, false
+	return shortcut(mode, f), false
+}
+
+// shortcut applies ast_definitions and ast_signatures to a file in the
+// full view: they are the original's skeleton-equivalent shortcuts, so
+// ast_signatures gives the skeleton and ast_definitions the masked view
+// with every top-level definition (definitions win when both are set).
+// Other views are left as they are (in the masked view the flags are the
+// defaults of the mask).
+func shortcut(mode ViewMode, f FileItem) ViewMode {
+	switch {
+	case mode != ViewFull:
+		return mode
+	case f.ASTDefinitions:
+		return ViewMasked
+	case f.ASTSignatures:
+		return ViewSkeleton
+	}
+	return mode
 }
 
 // fileData is one file read from disk.
@@ -343,27 +447,23 @@ func BuildItems(ctx context.Context, opts Options) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildItems(ctx, o)
-}
-
-func buildItems(ctx context.Context, o Options) ([]Item, error) {
-	items, _, err := buildItemsIgnored(ctx, o)
+	items, _, _, err := buildItems(ctx, o)
 	return items, err
 }
 
-// buildItemsIgnored is buildItems with what the default ignore list left
-// out.
-func buildItemsIgnored(ctx context.Context, o Options) ([]Item, []IgnoredPath, error) {
+// buildItems returns the items, what the default ignore list left out,
+// and the focus entries that matched no file.
+func buildItems(ctx context.Context, o Options) ([]Item, []IgnoredPath, []string, error) {
 	r := o.fileResolver()
 	targets, err := r.resolveAll(ctx, o.Files)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	items, err := buildTargets(ctx, o, targets)
+	items, unmatched, err := buildTargets(ctx, o, targets)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return items, r.ignored(), nil
+	return items, r.ignored(), unmatched, nil
 }
 
 // fileResolver returns the resolver of o.Files: below the base directory,
@@ -376,24 +476,24 @@ func (o Options) fileResolver() *resolver {
 	return r
 }
 
-func buildTargets(ctx context.Context, o Options, targets []target) ([]Item, error) {
+func buildTargets(ctx context.Context, o Options, targets []target) ([]Item, []string, error) {
 	items := make([]Item, len(targets))
 	err := parallel(ctx, len(targets), o.Concurrency, o.Progress, func(i int) {
 		items[i] = buildItem(ctx, o, targets[i])
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if o.budgeted() {
 		if err := applyBudget(ctx, o, items); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
-	return items, nil
+	return items, o.unmatchedFocus(targets), nil
 }
 
 func buildItem(ctx context.Context, o Options, t target) Item {
-	mode, focus := plan(o, t.file, t.label)
+	mode, focus := plan(o, t)
 	it := Item{
 		Path:              t.label,
 		Entry:             filepath.ToSlash(t.file.Path),
@@ -424,6 +524,17 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	if d.err != "" {
 		return fail(d.err)
 	}
+	if !it.AutoAggregate {
+		// listed, never sent: no view is computed (the original skips the
+		// view dispatch), so no view can fail or warn
+		it.Status, it.Language = StatusOK, languageOf(o.Engine, t.label)
+		it.Source = measured(d.src, o.Estimator)
+		if IsBinary(d.src) {
+			it.Status = StatusBinary
+			it.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}
+		}
+		return it
+	}
 	text := d.src
 	if o.Redact != nil {
 		red, err := redact(ctx, o.Redact, t.label, d.src)
@@ -451,13 +562,14 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	if res.Err != nil {
 		it.Status, it.Error = StatusError, fmt.Sprintf("%s view failed: %v", mode, res.Err)
 	}
-	if o.tier3() && !focus {
-		switch it.ViewMode {
-		case ViewSkeleton:
-			it.Header += " (AST Skeleton)"
-		case ViewSummary:
-			it.Header += " (Summary)"
-		}
+	switch {
+	case it.Fallback != "":
+		// a view that fell back says so, like the other suffixes
+		it.Header += fallbackSuffix(mode)
+	case o.tier3() && !focus && it.ViewMode == ViewSkeleton && it.Status == StatusOK:
+		it.Header += " (AST Skeleton)"
+	case o.tier3() && !focus && it.ViewMode == ViewOutline && it.Status == StatusOK:
+		it.Header += " (AST Outline)"
 	}
 	if it.AutoAggregate {
 		it.Emitted = measured([]byte(it.Block()), o.Estimator)
@@ -559,6 +671,14 @@ type Result struct {
 	// Ignored lists what the default ignore list left out of the globs and
 	// walks of the files, sorted by path (a directory once, not its files).
 	Ignored []IgnoredPath
+	// Beads is what was read for the Beads section; nil without
+	// Options.Beads.
+	Beads *Beads
+	// UnmatchedFocus lists the entries of Options.Focus that name no file:
+	// with them Tier 3 renders every file but tier 3 and force_full ones in
+	// a structural view, which is rarely what was meant (ctx aggregate
+	// warns).
+	UnmatchedFocus []string
 
 	opts Options // normalized, for Summary
 }
@@ -580,7 +700,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 	}
-	items, ignored, err := buildItemsIgnored(ctx, o)
+	items, ignored, unmatched, err := buildItems(ctx, o)
 	if err != nil {
 		return nil, err
 	}
@@ -588,9 +708,15 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Result{Items: items, Screenshots: shots, Ignored: ignored}
-	res.Static = Markdown(o.Section(), items, shots, "")
-	res.Markdown = Markdown(o.Section(), items, shots, o.History)
+	res := &Result{Items: items, Screenshots: shots, Ignored: ignored, UnmatchedFocus: unmatched}
+	if o.Beads != nil {
+		if res.Beads, err = ReadBeads(*o.Beads); err != nil {
+			return nil, err
+		}
+	}
+	static := []string{FilesSection(o.Section(), items), ScreenshotsSection(shots), res.Beads.Section()}
+	res.Static = Compose(static...)
+	res.Markdown = Compose(append(static, HistorySection(o.History))...)
 	res.opts = o
 	if o.OutputDir != "" {
 		if err := ctx.Err(); err != nil {
@@ -724,11 +850,13 @@ type Document struct {
 	// Ignored is what the default ignore list left out (Result.Ignored).
 	Ignored []IgnoredPath `json:"ignored"`
 	Summary Summary       `json:"summary"`
+	// Beads is what was read for the Beads section, when configured.
+	Beads *Beads `json:"beads,omitempty"`
 }
 
 // WriteJSON writes the [Document] of res to w.
 func (res *Result) WriteJSON(w io.Writer) error {
-	doc := Document{Items: res.Items, Screenshots: res.Screenshots, Ignored: res.Ignored, Summary: res.Summary()}
+	doc := Document{Items: res.Items, Screenshots: res.Screenshots, Ignored: res.Ignored, Summary: res.Summary(), Beads: res.Beads}
 	if doc.Items == nil {
 		doc.Items = []Item{}
 	}

@@ -93,12 +93,12 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 	defer func() {
 		if p := recover(); p != nil {
 			res.Err = fmt.Errorf("panic: %v", p)
-			res.Text, res.Fence = fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, p), errorFence
+			res.Text, res.Fence = ViewErrorText(mode, label, res.Err), errorFence
 		}
 	}()
 	if err := ctx.Err(); err != nil {
 		res.Err = err
-		res.Text, res.Fence = fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, err), errorFence
+		res.Text, res.Fence = ViewErrorText(mode, label, err), errorFence
 		return res
 	}
 	fenceLang := FenceLanguage(label)
@@ -159,9 +159,28 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 	}
 	if err != nil {
 		res.Err = err
-		res.Text, res.Fence = fmt.Sprintf("ERROR in %s view mode for %s: %v", mode, label, err), errorFence
+		res.Text, res.Fence = ViewErrorText(mode, label, err), errorFence
 	}
 	return res
+}
+
+// ViewErrorText is the text of a view that failed, as the original writes
+// it: "ERROR in {mode} view mode for {label}:\n{detail}". The detail is the
+// error (for a panic, "panic: " and its value); the original has Python's
+// traceback there, which a Go stack trace would not make deterministic.
+func ViewErrorText(mode ViewMode, label string, err error) string {
+	return fmt.Sprintf("ERROR in %s view mode for %s:\n%v", mode, label, err)
+}
+
+// fallbackSuffix is the header suffix of a view that fell back to the
+// summary, in the form of the other suffixes ("(Skeleton; token budget)"):
+// " (Summary; skeleton not supported)", or " (Summary; no custom slices)"
+// for a custom view without slices.
+func fallbackSuffix(requested ViewMode) string {
+	if requested == ViewCustom {
+		return " (Summary; no custom slices)"
+	}
+	return " (Summary; " + string(requested) + " not supported)"
 }
 
 // effectiveMask is item.ASTMask plus, for ast_definitions or ast_signatures,
@@ -193,7 +212,7 @@ func effectiveMask(ctx context.Context, eng Engine, lang string, src []byte, ite
 			}
 		}
 	}
-	if len(mask) == 0 {
+	if len(mask) == 0 && !item.ASTDefinitions && !item.ASTSignatures {
 		return nil, errors.New("masked view needs ast_mask (or ast_signatures or ast_definitions)")
 	}
 	return mask, nil

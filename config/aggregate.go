@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"path/filepath"
 
 	"github.com/ctxaudit/ctx/aggregate"
@@ -30,8 +31,8 @@ func (e FileEntry) FileItem() aggregate.FileItem {
 	for _, s := range e.CustomSlices {
 		f.CustomSlices = append(f.CustomSlices, aggregate.Slice{
 			StartLine: s.StartLine, EndLine: s.EndLine, Tag: s.Tag, Comment: s.Comment,
-			ContentHash: s.ContentHash, Fingerprint: s.Fingerprint,
-			AnchorLines: aggregate.Anchors{Before: s.AnchorBefore, After: s.AnchorAfter},
+			ContentHash: s.ContentHash, HashAlgorithm: s.HashAlgorithm, Fingerprint: s.Fingerprint,
+			AnchorLines: aggregate.Anchors{Before: s.AnchorBefore, After: s.AnchorAfter, Context: s.AnchorContext},
 		})
 	}
 	return f
@@ -70,6 +71,10 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		if f.Strategy != nil {
 			o.Strategy = *f.Strategy
 		}
+		if f.Focus != nil {
+			o.Strategy = aggregate.StrategyTier3
+			o.Focus = append([]string(nil), f.Focus...)
+		}
 		if f.SummaryOnly != nil {
 			o.SummaryOnly = *f.SummaryOnly
 		}
@@ -99,7 +104,26 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	if c.Secrets.Redact != nil && *c.Secrets.Redact {
 		o.Redact = c.Secrets.scanner
 	}
+	o.Beads = c.BeadsOptions(dir, home)
 	return o
+}
+
+// DefaultBeadsDir is where the bd tool keeps a project's Beads store.
+const DefaultBeadsDir = ".beads"
+
+// BeadsOptions returns where the Beads store of execution_mode = "beads"
+// is read: beads_path (which must then exist), else .beads in dir (no
+// section when it holds no store); nil without execution_mode.
+func (c *Config) BeadsOptions(dir, home string) *aggregate.BeadsOptions {
+	if c.ExecutionMode != ExecutionModeBeads {
+		return nil
+	}
+	b := &aggregate.BeadsOptions{Path: discover.Join(dir, home, DefaultBeadsDir), Name: DefaultBeadsDir}
+	if c.BeadsPath != nil {
+		b.Path, b.Name, b.MustExist = discover.Join(dir, home, *c.BeadsPath), *c.BeadsPath, true
+		b.Where = fmt.Sprintf("%s:%d: beads_path", c.File, c.BeadsPathLine)
+	}
+	return b
 }
 
 // PresetsFile returns the user presets file in userConfigDir

@@ -50,7 +50,20 @@ type Config struct {
 
 	// Secrets is the [secrets] table; see secrets.go.
 	Secrets Secrets
+
+	// ExecutionMode is execution_mode: "beads" adds the Beads section
+	// (Manual Slop's execution mode); "" when absent. BeadsPath is
+	// beads_path, the store (a JSONL file or a directory), relative to the
+	// project directory; nil when absent (.beads). The lines are those of
+	// the keys, for messages.
+	ExecutionMode     string
+	ExecutionModeLine int
+	BeadsPath         *string
+	BeadsPathLine     int
 }
+
+// ExecutionModeBeads is the execution_mode that adds the Beads section.
+const ExecutionModeBeads = "beads"
 
 // SharedPath is the shared_path key: a path, false, or absent.
 type SharedPath struct {
@@ -120,7 +133,7 @@ func Decode(file string, data []byte) (*Config, error) {
 	t := d.table()
 	if err := t.CheckKeys("agent", "profile", "workspace_dir", "shared_path", "native_paths", "discover", "estimator",
 		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion",
-		"relative_paths", "secrets"); err != nil {
+		"relative_paths", "secrets", "execution_mode", "beads_path"); err != nil {
 		return nil, err
 	}
 	if err := decodeCore(t, c); err != nil {
@@ -203,6 +216,25 @@ func decodeCore(t table, c *Config) error {
 		return err
 	} else if ok {
 		c.RelativePaths = &b
+	}
+	if s, ok, err := t.String("execution_mode"); err != nil {
+		return err
+	} else if ok {
+		if s != ExecutionModeBeads {
+			return t.Errorf("execution_mode", "must be %q (the one mode that changes the context; leave the key out otherwise), not %q", ExecutionModeBeads, s)
+		}
+		c.ExecutionMode, c.ExecutionModeLine = s, t.doc.Line(t.Field("execution_mode"))
+	}
+	if s, ok, err := t.String("beads_path"); err != nil {
+		return err
+	} else if ok {
+		if isBlank(s) {
+			return t.Errorf("beads_path", "must not be empty (leave it out for .beads)")
+		}
+		if c.ExecutionMode != ExecutionModeBeads {
+			return t.Errorf("beads_path", "applies only with execution_mode = %q", ExecutionModeBeads)
+		}
+		c.BeadsPath, c.BeadsPathLine = &s, t.doc.Line(t.Field("beads_path"))
 	}
 	if s, ok, err := t.String("estimator"); err != nil {
 		return err

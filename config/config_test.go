@@ -145,6 +145,10 @@ func TestDecodeErrors(t *testing.T) {
 		{"audit string", "[audit]\ntotal_tokens = \"many\"\n", "audit.total_tokens: must be a nonnegative number or inf, not \"many\""},
 		{"audit unknown", "[audit]\ntokens = 1\n", "audit.tokens: unknown key"},
 		{"quoted key", "[budgets.\"a b\"]\nmax_chars = -1\n", "ctx.toml:2: budgets.\"a b\".max_chars: must be a nonnegative"},
+		{"execution mode", "agent = \"a\"\nexecution_mode = \"mma\"\n", `ctx.toml:2: execution_mode: must be "beads" (the one mode that changes the context; leave the key out otherwise), not "mma"`},
+		{"execution mode type", "execution_mode = true\n", "ctx.toml:1: execution_mode: must be a string, not a boolean"},
+		{"beads path alone", "beads_path = \"b.jsonl\"\n", `ctx.toml:1: beads_path: applies only with execution_mode = "beads"`},
+		{"beads path blank", "execution_mode = \"beads\"\nbeads_path = \" \"\n", "ctx.toml:2: beads_path: must not be empty (leave it out for .beads)"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Decode("ctx.toml", []byte(tc.src))
@@ -244,5 +248,34 @@ func TestEstimatorAndTokenBudgets(t *testing.T) {
 	}
 	if o := p.ManifestOptions(); o.Estimator != nil || o.Files.Estimator != nil {
 		t.Errorf("no estimator key, but %v / %v", o.Estimator, o.Files.Estimator)
+	}
+}
+
+func TestBeadsOptions(t *testing.T) {
+	c, err := Decode("ctx.toml", []byte("agent = \"a\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.BeadsOptions("/p", "/h") != nil {
+		t.Error("Beads options without execution_mode")
+	}
+	c, err = Decode("ctx.toml", []byte("execution_mode = \"beads\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := c.BeadsOptions("/p", "/h")
+	if b == nil || b.Path != filepath.Join("/p", ".beads") || b.Name != ".beads" || b.MustExist {
+		t.Errorf("default store: %+v", b)
+	}
+	if o := c.AggregateOptions("/p", "/h"); o.Beads == nil || o.Beads.Path != b.Path {
+		t.Errorf("aggregate options: %+v", o.Beads)
+	}
+	c, err = Decode("ctx.toml", []byte("execution_mode = \"beads\"\n\nbeads_path = \"~/b/issues.jsonl\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = c.BeadsOptions("/p", "/h")
+	if b.Path != "/h/b/issues.jsonl" || b.Name != "~/b/issues.jsonl" || !b.MustExist || b.Where != "ctx.toml:3: beads_path" {
+		t.Errorf("beads_path: %+v", b)
 	}
 }

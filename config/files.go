@@ -3,6 +3,9 @@ package config
 import (
 	"math"
 	"strings"
+	"time"
+
+	"github.com/pelletier/go-toml/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
 )
@@ -23,7 +26,10 @@ type Files struct {
 	Line     int
 	BaseDir  *string
 	Paths    []FileEntry         // nil when absent
-	Strategy *aggregate.Strategy // auto, summarize or full
+	Strategy *aggregate.Strategy // auto, summarize, full or tier3
+	// Focus is focus, the Tier 3 focus files (nil when absent); it implies
+	// strategy = "tier3".
+	Focus []string
 	// SummaryOnly is summary_only.
 	SummaryOnly *bool
 	// MaxTokens is max_tokens, the token budget of all aggregated files
@@ -54,20 +60,32 @@ type FileEntry struct {
 	CustomSlices   []SliceEntry
 	ASTSignatures  bool
 	ASTDefinitions bool
+	// Selected and InjectedAt are Manual Slop's selected and injected_at
+	// (UI state: a multi-select flag and the time of the last injection),
+	// accepted so that its entries load; they change nothing. InjectedAt
+	// is nil when absent.
+	Selected   bool
+	InjectedAt any
 }
 
 // SliceEntry is one custom_slices element.
 type SliceEntry struct {
-	Field        string
-	Line         int
-	StartLine    int
-	EndLine      int
-	Tag          string
-	Comment      string
-	ContentHash  string
-	AnchorBefore []string
-	AnchorAfter  []string
-	Fingerprint  string
+	Field       string
+	Line        int
+	StartLine   int
+	EndLine     int
+	Tag         string
+	Comment     string
+	ContentHash string
+	// HashAlgorithm is hash_algorithm: blake3, sha256, or "" (found out
+	// by the hash that matches).
+	HashAlgorithm string
+	AnchorBefore  []string
+	AnchorAfter   []string
+	// AnchorContext is anchor_lines given as a list (Manual Slop's shape):
+	// lines around the slice, before and after not told apart.
+	AnchorContext []string
+	Fingerprint   string
 }
 
 // Screenshots is the [screenshots] table.
@@ -100,7 +118,7 @@ type Preset struct {
 func viewModes() []string {
 	return []string{"full", "summary", "skeleton", "outline", "masked", "none", "custom"}
 }
-func strategies() []string { return []string{"auto", "summarize", "full"} }
+func strategies() []string { return []string{"auto", "summarize", "full", "tier3"} }
 func maskModes() []string  { return []string{"def", "sig", "hide"} }
 
 func oneOf(s string, valid []string) bool {
@@ -216,7 +234,7 @@ func decodePresets(t table) ([]Preset, error) {
 }
 
 func decodeFiles(t table) (*Files, error) {
-	if err := t.CheckKeys("base_dir", "paths", "strategy", "summary_only", "max_tokens", "max_file_tokens",
+	if err := t.CheckKeys("base_dir", "paths", "strategy", "focus", "summary_only", "max_tokens", "max_file_tokens",
 		"ignore", "default_ignores"); err != nil {
 		return nil, err
 	}
@@ -234,10 +252,16 @@ func decodeFiles(t table) (*Files, error) {
 		return nil, err
 	} else if ok {
 		if !oneOf(s, strategies()) {
-			return nil, t.Errorf("strategy", "must be auto, summarize or full, not %q", s)
+			return nil, t.Errorf("strategy", "must be auto, summarize, full or tier3, not %q", s)
 		}
 		st := aggregate.Strategy(s)
 		f.Strategy = &st
+	}
+	if f.Focus, _, err = pathList(t, "focus"); err != nil {
+		return nil, err
+	}
+	if f.Focus != nil && f.Strategy != nil && *f.Strategy != aggregate.StrategyTier3 {
+		return nil, t.Errorf("focus", "applies to strategy = \"tier3\" (which focus implies), not to strategy = %q", *f.Strategy)
 	}
 	if b, ok, err := t.Bool("summary_only"); err != nil {
 		return nil, err
@@ -368,7 +392,7 @@ func fileEntries(t table, key string) ([]FileEntry, error) {
 func decodeFileEntry(t table) (FileEntry, error) {
 	fe := FileEntry{Field: t.Path, Line: t.doc.Line(t.Path)}
 	if err := t.CheckKeys("path", "auto_aggregate", "force_full", "view_mode", "tier", "ast_mask",
-		"custom_slices", "ast_signatures", "ast_definitions"); err != nil {
+		"custom_slices", "ast_signatures", "ast_definitions", "selected", "injected_at"); err != nil {
 		return fe, err
 	}
 	p, ok, err := t.String("path")
@@ -390,9 +414,18 @@ func decodeFileEntry(t table) (FileEntry, error) {
 	for _, kv := range []struct {
 		key string
 		dst *bool
-	}{{"force_full", &fe.ForceFull}, {"ast_signatures", &fe.ASTSignatures}, {"ast_definitions", &fe.ASTDefinitions}} {
+	}{{"force_full", &fe.ForceFull}, {"ast_signatures", &fe.ASTSignatures}, {"ast_definitions", &fe.ASTDefinitions},
+		{"selected", &fe.Selected}} {
 		if *kv.dst, _, err = t.Bool(kv.key); err != nil {
 			return fe, err
+		}
+	}
+	if v, ok := t.M["injected_at"]; ok {
+		switch v.(type) {
+		case int64, float64, time.Time, toml.LocalDateTime, toml.LocalDate, toml.LocalTime:
+			fe.InjectedAt = v
+		default:
+			return fe, t.Errorf("injected_at", "must be a timestamp (a number or a date-time), not %s", typeName(v))
 		}
 	}
 	if vm, ok, err := t.String("view_mode"); err != nil {
@@ -445,7 +478,7 @@ func decodeFileEntry(t table) (FileEntry, error) {
 
 func decodeSlice(t table) (SliceEntry, error) {
 	s := SliceEntry{Field: t.Path, Line: t.doc.Line(t.Path)}
-	if err := t.CheckKeys("start_line", "end_line", "tag", "comment", "content_hash", "anchor_lines", "fingerprint"); err != nil {
+	if err := t.CheckKeys("start_line", "end_line", "tag", "comment", "content_hash", "hash_algorithm", "anchor_lines", "fingerprint"); err != nil {
 		return s, err
 	}
 	for _, kv := range []struct {
@@ -471,16 +504,31 @@ func decodeSlice(t table) (SliceEntry, error) {
 	for _, kv := range []struct {
 		key string
 		dst *string
-	}{{"tag", &s.Tag}, {"comment", &s.Comment}, {"content_hash", &s.ContentHash}, {"fingerprint", &s.Fingerprint}} {
+	}{{"tag", &s.Tag}, {"comment", &s.Comment}, {"content_hash", &s.ContentHash}, {"fingerprint", &s.Fingerprint},
+		{"hash_algorithm", &s.HashAlgorithm}} {
 		if *kv.dst, _, err = t.String(kv.key); err != nil {
 			return s, err
 		}
 	}
 	if s.ContentHash != "" && !isHex(s.ContentHash, 64) {
-		return s, t.Errorf("content_hash", "must be 64 lowercase hex digits (BLAKE3)")
+		return s, t.Errorf("content_hash", "must be 64 lowercase hex digits (BLAKE3, or SHA-256 as Manual Slop writes it)")
 	}
-	if at, ok, err := t.Sub("anchor_lines"); err != nil {
-		return s, err
+	if _, err := aggregate.ParseHashAlgorithm(s.HashAlgorithm); err != nil {
+		return s, t.Errorf("hash_algorithm", "must be blake3 or sha256, not %q", s.HashAlgorithm)
+	}
+	if s.HashAlgorithm != "" && s.ContentHash == "" {
+		return s, t.Errorf("hash_algorithm", "applies only with content_hash")
+	}
+	if _, isList := t.M["anchor_lines"].([]any); isList {
+		// Manual Slop's shape: a list of the lines around the slice
+		if s.AnchorContext, _, err = t.Strings("anchor_lines"); err != nil {
+			return s, err
+		}
+		if s.AnchorContext == nil {
+			s.AnchorContext = []string{}
+		}
+	} else if at, ok, err := t.Sub("anchor_lines"); err != nil {
+		return s, t.Errorf("anchor_lines", "must be a table { before, after } or a list of lines, not %s", typeName(t.M["anchor_lines"]))
 	} else if ok {
 		if err := at.CheckKeys("before", "after"); err != nil {
 			return s, err

@@ -138,17 +138,20 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		src, want string
 	}{
 		{"files = 1", "ctx.toml:1: files: must be a table, not an integer"},
-		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, summary_only, max_tokens, max_file_tokens, ignore, default_ignores)"},
+		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, focus, summary_only, max_tokens, max_file_tokens, ignore, default_ignores)"},
 		{"[files]\nignore = [\"*.csv\", \"\"]", "ctx.toml:2: files.ignore[1]: must not be empty"},
 		{"[files]\nignore = [\n  \"*.csv\",\n  \"data/[a-\"]", `ctx.toml:4: files.ignore[1]: invalid pattern "data/[a-": syntax error in pattern`},
 		{"[files]\nignore = \"  \"", "ctx.toml:2: files.ignore: must not be empty"},
 		{"[files]\nignore = 1", "ctx.toml:2: files.ignore: must be a string or an array of strings, not an integer"},
 		{"[files]\ndefault_ignores = \"no\"", "ctx.toml:2: files.default_ignores: must be a boolean (true or false), not a string"},
+		{"[files]\nstrategy = \"full\"\nfocus = [\"a.py\"]", `ctx.toml:3: files.focus: applies to strategy = "tier3" (which focus implies), not to strategy = "full"`},
+		{"[files]\nfocus = [\"\"]", "ctx.toml:2: files.focus[0]: must not be empty"},
+		{"[files]\nfocus = 1", "ctx.toml:2: files.focus: must be a string or an array of strings, not an integer"},
 		{"[files]\npaths = 3", "ctx.toml:2: files.paths: must be a path or an array of paths and tables, not an integer"},
 		{"[files]\npaths = [\"a\", 3]", "ctx.toml:2: files.paths[1]: must be a path or a table with a path, not an integer"},
 		{"[files]\npaths = [\"\"]", "ctx.toml:2: files.paths[0]: must not be empty"},
 		{"[files]\npaths = [\n  \"a\",\n  { view_mode = \"full\" }]", "ctx.toml:4: files.paths[1]: missing path"},
-		{"[files]\npaths = [{ path = \"a\", mode = \"full\" }]", "ctx.toml:2: files.paths[0].mode: unknown key (allowed: path, auto_aggregate, force_full, view_mode, tier, ast_mask, custom_slices, ast_signatures, ast_definitions)"},
+		{"[files]\npaths = [{ path = \"a\", mode = \"full\" }]", "ctx.toml:2: files.paths[0].mode: unknown key (allowed: path, auto_aggregate, force_full, view_mode, tier, ast_mask, custom_slices, ast_signatures, ast_definitions, selected, injected_at)"},
 		{"[files]\npaths = [{ path = \"a\", view_mode = \"tree\" }]", `ctx.toml:2: files.paths[0].view_mode: must be one of full, summary, skeleton, outline, masked, none, custom, not "tree"`},
 		{"[files]\npaths = [{ path = \"a\", auto_aggregate = \"no\" }]", "ctx.toml:2: files.paths[0].auto_aggregate: must be a boolean (true or false), not a string"},
 		{"[files]\npaths = [{ path = \"a\", tier = 1.5 }]", "ctx.toml:2: files.paths[0].tier: must be a whole number, not 1.5"},
@@ -158,10 +161,16 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ end_line = 2 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0]: missing start_line"},
 		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 0, end_line = 2 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].start_line: must be a line number (1 or more), not 0"},
 		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 5, end_line = 2 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].end_line: must not be before start_line (5), not 2"},
-		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, content_hash = \"abc\" }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].content_hash: must be 64 lowercase hex digits (BLAKE3)"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, content_hash = \"abc\" }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].content_hash: must be 64 lowercase hex digits (BLAKE3, or SHA-256 as Manual Slop writes it)"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, content_hash = \"" + strings.Repeat("a", 64) + "\", hash_algorithm = \"md5\" }] }]", `ctx.toml:2: files.paths[0].custom_slices[0].hash_algorithm: must be blake3 or sha256, not "md5"`},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, hash_algorithm = \"sha256\" }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].hash_algorithm: applies only with content_hash"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, anchor_lines = \"x\" }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].anchor_lines: must be a table { before, after } or a list of lines, not a string"},
+		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, anchor_lines = [1] }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].anchor_lines[0]: must be a string, not an integer"},
+		{"[files]\npaths = [{ path = \"a\", selected = 1 }]", "ctx.toml:2: files.paths[0].selected: must be a boolean (true or false), not an integer"},
+		{"[files]\npaths = [{ path = \"a\", injected_at = \"now\" }]", "ctx.toml:2: files.paths[0].injected_at: must be a timestamp (a number or a date-time), not a string"},
 		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, anchor_lines = { above = [] } }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].anchor_lines.above: unknown key (allowed: before, after)"},
 		{"[files]\npaths = [{ path = \"a\", custom_slices = [{ start_line = 1, end_line = 2, tag = 1 }] }]", "ctx.toml:2: files.paths[0].custom_slices[0].tag: must be a string, not an integer"},
-		{"[files]\nstrategy = \"all\"", `ctx.toml:2: files.strategy: must be auto, summarize or full, not "all"`},
+		{"[files]\nstrategy = \"all\"", `ctx.toml:2: files.strategy: must be auto, summarize, full or tier3, not "all"`},
 		{"[files]\nsummary_only = 1", "ctx.toml:2: files.summary_only: must be a boolean (true or false), not an integer"},
 		{"[files]\nbase_dir = \"\"", "ctx.toml:2: files.base_dir: must not be empty"},
 		{"[files]\nmax_tokens = 0", "ctx.toml:2: files.max_tokens: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not 0"},
@@ -212,5 +221,55 @@ func TestTokenBudgetInf(t *testing.T) {
 		if o := c.AggregateOptions("/p", "/h"); o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() {
 			t.Errorf("options %+v", o)
 		}
+	}
+}
+
+// Manual Slop's own entries load: anchor_lines as a list, a SHA-256
+// content_hash, selected and injected_at.
+func TestDecodeSeedShape(t *testing.T) {
+	sha := strings.Repeat("0a", 32)
+	src := `[files]
+paths = [{ path = "a.py", view_mode = "custom", selected = true, injected_at = 1718000000.5,
+  custom_slices = [{ start_line = 2, end_line = 3, tag = "t", content_hash = "` + sha + `", anchor_lines = ["def f():", "    return 1"] }] },
+  { path = "b.py", injected_at = 2024-06-10T12:00:00Z }]
+`
+	c, err := Decode("ctx.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Aggregate.Files.Paths
+	if !p[0].Selected || p[0].InjectedAt == nil || p[1].InjectedAt == nil {
+		t.Errorf("selected, injected_at: %+v", p)
+	}
+	s := p[0].CustomSlices[0]
+	if s.ContentHash != sha || len(s.AnchorContext) != 2 || s.AnchorBefore != nil || s.HashAlgorithm != "" {
+		t.Errorf("slice: %+v", s)
+	}
+	it := p[0].FileItem()
+	if a := it.CustomSlices[0].AnchorLines; len(a.Context) != 2 || a.Context[1] != "    return 1" {
+		t.Errorf("item anchors: %+v", a)
+	}
+}
+
+func TestDecodeTier3(t *testing.T) {
+	for _, src := range []string{
+		"[files]\npaths = [\"**\"]\nstrategy = \"tier3\"\nfocus = [\"app.py\", \"src/*.c\"]\n",
+		"[files]\npaths = [\"**\"]\nfocus = [\"app.py\", \"src/*.c\"]\n",
+	} {
+		c, err := Decode("ctx.toml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		o := c.AggregateOptions("/p", "/h")
+		if o.Strategy != "tier3" || strings.Join(o.Focus, ",") != "app.py,src/*.c" || o.Section() != "Files (Tier 3 - Focused)" {
+			t.Errorf("%q: strategy %q focus %q", src, o.Strategy, o.Focus)
+		}
+	}
+	c, err := Decode("ctx.toml", []byte("[files]\nstrategy = \"tier3\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.AggregateOptions("/p", "/h"); o.Section() != "Files (Tier 3 - Focused)" || o.Focus != nil {
+		t.Errorf("tier3 without focus: %+v", o)
 	}
 }

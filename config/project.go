@@ -153,6 +153,7 @@ func (p *Project) ManifestOptions() manifest.Options {
 		f := p.AggregateOptions()
 		o.Files = &f
 	}
+	o.Beads = p.Config.BeadsOptions(p.Dir, p.Home)
 	o.History = p.HistoryOptions()
 	o.Secrets = c.SecretsOptions()
 	if c.Secrets.Redact != nil {

@@ -108,10 +108,14 @@ type (
 )
 
 // DecodeRequest reads a request strictly: one JSON object whose only keys
-// are "messages" (required) and "compactionPoints", nothing after it, every
-// known field of the right type, every role one of system, user, assistant
-// or tool, and compaction points without unknown keys. Unknown keys inside
-// messages, parts, files and links are kept (see [Message].Extra). Errors are
+// are "messages" (required) and "compactionPoints", or a bare array of
+// messages, nothing after it, and every known field of the right type.
+// A message is in one of the shapes of the package documentation
+// ("Shapes"): Chatbox's (contentParts, every role one of system, user,
+// assistant or tool, and compaction points without unknown keys), the
+// content shape of Manual Slop, OpenAI and Anthropic ({"role", "content"},
+// converted to parts), or a legacy string. Unknown keys inside messages,
+// parts, files and links are kept (see [Message].Extra). Errors are
 // *DecodeError values carrying the byte offset and line:col.
 func DecodeRequest(r io.Reader) (Request, error) {
 	_, req, err := ReadRequest(r)
@@ -168,47 +172,47 @@ func decodeRequest(data []byte) (Request, error) {
 		}
 		return fail(int64(len(data)), err)
 	}
-	// Top level: an object with known keys only.
-	dec := json.NewDecoder(bytes.NewReader(data))
-	tok, err := dec.Token()
-	if err != nil {
-		return fail(dec.InputOffset(), err)
-	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return fail(skipSpace(data, 0), errors.New("request must be a JSON object"))
-	}
 	type value struct {
 		start int64
 		raw   json.RawMessage
 	}
 	var msgs, points *value
-	for dec.More() {
-		keyStart := skipSpace(data, dec.InputOffset())
+	if start := skipSpace(data, 0); start < int64(len(data)) && data[start] == '[' {
+		// a bare array is the messages list (Manual Slop's history)
+		msgs = &value{start: start, raw: data[start:]}
+	} else {
+		// Top level: an object with known keys only.
+		dec := json.NewDecoder(bytes.NewReader(data))
 		tok, err := dec.Token()
 		if err != nil {
 			return fail(dec.InputOffset(), err)
 		}
-		key, _ := tok.(string)
-		v := &value{start: skipSpace(data, dec.InputOffset())}
-		switch key {
-		case "messages":
-			msgs = v
-		case "compactionPoints":
-			points = v
-		default:
-			return fail(keyStart, fmt.Errorf("unknown key %q (want messages, compactionPoints)", key))
+		if d, ok := tok.(json.Delim); !ok || d != '{' {
+			return fail(skipSpace(data, 0), errors.New("request must be a JSON object, or an array of messages"))
 		}
-		if err := dec.Decode(&v.raw); err != nil {
-			return fail(dec.InputOffset(), err)
+		for dec.More() {
+			keyStart := skipSpace(data, dec.InputOffset())
+			tok, err := dec.Token()
+			if err != nil {
+				return fail(dec.InputOffset(), err)
+			}
+			key, _ := tok.(string)
+			v := &value{start: skipSpace(data, dec.InputOffset())}
+			switch key {
+			case "messages":
+				msgs = v
+			case "compactionPoints":
+				points = v
+			default:
+				return fail(keyStart, fmt.Errorf("unknown key %q (want messages, compactionPoints)", key))
+			}
+			if err := dec.Decode(&v.raw); err != nil {
+				return fail(dec.InputOffset(), err)
+			}
 		}
-	}
-	if msgs == nil {
-		return fail(0, errors.New(`missing key "messages"`))
-	}
-	// Types, with offsets in the whole document, through the wire mirror.
-	var wm []wireMessage
-	if err := json.Unmarshal(msgs.raw, &wm); err != nil {
-		return fail(typeErrorOffset(err, msgs.start), typeError("messages", err))
+		if msgs == nil {
+			return fail(0, errors.New(`missing key "messages"`))
+		}
 	}
 	var req Request
 	if points != nil {
@@ -219,19 +223,62 @@ func decodeRequest(data []byte) (Request, error) {
 			return fail(typeErrorOffset(err, points.start), typeError("compactionPoints", err))
 		}
 	}
-	// The real decode keeps unknown nested keys.
-	if err := json.Unmarshal(msgs.raw, &req.Messages); err != nil {
-		return fail(msgs.start, err)
+	// Each message: a Chatbox message, a message in the content shape, or
+	// a legacy string, with type errors at their offset in the whole
+	// document (through the wire mirror).
+	var elems []json.RawMessage
+	if err := json.Unmarshal(msgs.raw, &elems); err != nil {
+		return fail(typeErrorOffset(err, msgs.start), typeError("messages", err))
 	}
-	if req.Messages == nil {
-		req.Messages = []Message{}
-	}
-	for i, m := range req.Messages {
-		if !m.Role.valid() {
-			return fail(msgs.start+elementOffset(msgs.raw, i),
-				fmt.Errorf("message %d (id %q): invalid role %q (want system, user, assistant or tool)", i, m.ID, string(m.Role)))
+	offsets := elementOffsets(msgs.raw)
+	c := converter{out: make([]Message, 0, len(elems)), calls: map[string]toolCallRef{}}
+	for i, raw := range elems {
+		start := msgs.start
+		if i < len(offsets) {
+			start += offsets[i]
 		}
+		raw = bytes.TrimSpace(raw)
+		switch raw[0] {
+		case '"':
+			var s string
+			if err := json.Unmarshal(raw, &s); err != nil {
+				return fail(start, err)
+			}
+			c.out = append(c.out, legacyMessage(s))
+			continue
+		case '{':
+		default:
+			return fail(start, fmt.Errorf("message %d: must be an object (a message) or a string (a legacy entry), not %s", i, jsonKind(raw)))
+		}
+		var wm wireMessage
+		if err := json.Unmarshal(raw, &wm); err != nil {
+			return fail(typeErrorOffset(err, start), typeError("messages", err))
+		}
+		// The real decode keeps unknown nested keys.
+		var m Message
+		if err := json.Unmarshal(raw, &m); err != nil {
+			return fail(start, err)
+		}
+		var keys map[string]json.RawMessage
+		if err := json.Unmarshal(raw, &keys); err != nil {
+			return fail(start, err)
+		}
+		if contentShape(keys) {
+			if err := c.convert(i, m, keys); err != nil && !errors.Is(err, errResultOnly) {
+				return fail(start, err)
+			}
+			continue
+		}
+		if !m.Role.valid() {
+			hint := ""
+			if _, ok := keys["contentParts"]; !ok {
+				hint = `, or "content" for a message in the {"role", "content"} shape`
+			}
+			return fail(start, fmt.Errorf("message %d (id %q): invalid role %q (want system, user, assistant or tool%s)", i, m.ID, string(m.Role), hint))
+		}
+		c.out = append(c.out, m)
 	}
+	req.Messages = c.out
 	return req, nil
 }
 
@@ -330,24 +377,22 @@ func skipSpace(data []byte, off int64) int64 {
 	return off
 }
 
-// elementOffset returns the offset of element i of the JSON array raw, or
-// 0 when it cannot be found.
-func elementOffset(raw json.RawMessage, i int) int64 {
+// elementOffsets returns the offsets of the elements of the JSON array
+// raw, as far as they can be found.
+func elementOffsets(raw json.RawMessage) []int64 {
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	if _, err := dec.Token(); err != nil { // '['
-		return 0
+		return nil
 	}
-	for k := 0; dec.More(); k++ {
-		start := skipSpace(raw, dec.InputOffset())
-		if k == i {
-			return start
-		}
+	var out []int64
+	for dec.More() {
+		out = append(out, skipSpace(raw, dec.InputOffset()))
 		var skip json.RawMessage
 		if dec.Decode(&skip) != nil {
-			return 0
+			break
 		}
 	}
-	return 0
+	return out
 }
 
 // newDecodeError locates off in data.

@@ -68,7 +68,8 @@ func TestDecodeRequestErrors(t *testing.T) {
 	}{
 		{"syntax", "{\"messages\": [\n  {\"id\": \"1\",, }]}", 2, 14, "invalid JSON"},
 		{"trailing data", `{"messages": []} {}`, 1, 18, "invalid JSON"},
-		{"not an object", `  [1]`, 1, 3, "must be a JSON object"},
+		{"not an object", `  1`, 1, 3, "must be a JSON object, or an array of messages"},
+		{"not a message", "  [{\"content\": \"x\"},\n 1]", 2, 2, "message 1: must be an object (a message) or a string (a legacy entry), not a number"},
 		{"unknown top-level key", "{\"messages\": [],\n \"extra\": 1}", 2, 2, `unknown key "extra"`},
 		{"missing messages", `{"compactionPoints": []}`, 1, 1, `missing key "messages"`},
 		{"type error", "{\"messages\": [\n{\"id\": \"1\", \"role\": \"user\", \"contentParts\": [{\"type\": \"text\", \"text\": 5}]}]}", 2, 71, "got a JSON number, want a string"},
@@ -103,6 +104,9 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Add(`{"messages":[]}`)
 	f.Add(`{"messages":[{"id":"1","role":"user","contentParts":[{"type":"text","text":"x","k":[1,{"a":null}]}]}]}`)
 	f.Add(`{"messages":[{"id":"1","role":"tool","contentParts":[{"type":"tool-call","args":"\u2028<>&","result":1e400}]}]}`)
+	f.Add(`["User: hi",{"role":"AI","content":"yo"},{"content":[{"type":"text","text":"x"}]}]`)
+	f.Add(`[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"}]}]`)
+	f.Add(`{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"ok"}]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		req, err := DecodeRequest(strings.NewReader(in))
 		if err != nil {
@@ -116,6 +120,13 @@ func FuzzDecodeRequest(f *testing.F) {
 			return
 		}
 		// Encoding is stable: encode, decode, encode gives the same bytes.
+		// Roles of the other shapes (as written, "" for a legacy string)
+		// are not Chatbox's, which the encoding is.
+		for _, m := range req.Messages {
+			if !m.Role.valid() {
+				return
+			}
+		}
 		first := marshalRequest(t, req)
 		again, err := DecodeRequest(strings.NewReader(first))
 		if err != nil {

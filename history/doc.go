@@ -86,6 +86,42 @@
 // the output fits; if even the pinned messages and the last message exceed
 // the budget, Build fails with [ErrTokenBudget].
 //
+// # Shapes
+//
+// [DecodeRequest] reads the messages in three shapes, which may be mixed
+// in one list; Build then works on the converted messages.
+//
+//   - Chatbox's storage format: a message with "contentParts" (a legacy
+//     "content" beside it is kept in Extra, not sent), or with neither
+//     "contentParts" nor "content". Its role must be system, user,
+//     assistant or tool.
+//   - The content shape, a message with "content" (or OpenAI's
+//     "tool_calls" or "tool_call_id") and no "contentParts": Manual Slop's
+//     {"role", "content"} entries and the messages of the OpenAI and
+//     Anthropic APIs. The role is kept as written ("User", "AI"); a
+//     missing or empty role is "Unknown" ([RoleUnknown]), as Manual Slop's
+//     build_discussion_section has it. A string content is one text
+//     part; null is none; an array of typed parts is converted part by
+//     part: text, input_text, output_text and refusal to text parts,
+//     thinking to a reasoning part, image_url, input_image and image (by
+//     URL or file id) to image parts whose storage key is the URL or id,
+//     tool_use and OpenAI's tool_calls to tool-call parts, and a
+//     tool_result, or an OpenAI tool message, to the result of the call it
+//     answers (state result, or error with is_error), in the earlier
+//     message that holds the call; a message that carried only tool
+//     results is then not kept. Keys a part does not use are kept in its
+//     Extra. Any other part (documents, audio, inline image data,
+//     redacted thinking), a result for a call no earlier message made, or
+//     OpenAI's deprecated function_call is an error that names the
+//     message and the part: no text is ever dropped silently.
+//   - A legacy string ("User: hello"): a message without a role whose one
+//     text part is the string. [Markdown] shows it as it is.
+//
+// Roles other than Chatbox's four take no part in the rules that look at
+// roles (the pinned system message, steering, tool rounds). Build's
+// output is Chatbox's format, so a history in the content shape with other
+// roles is written with those roles.
+//
 // # Tokens
 //
 // Token counts use measure.Default() (ceiling of characters / 4) unless
@@ -163,7 +199,8 @@
 // # Markdown
 //
 // [Markdown] writes "### Discussion Excerpt {i}\n\n{role}: {content}" per
-// message, joined by "\n\n---\n\n". The content is the parts joined by
+// message ("{content}" alone for a message without a role), joined by
+// "\n\n---\n\n". The content is the parts joined by
 // "\n\n" and stripped: text and reasoning as they are, images as
 // "[image: {storageKey}]", tool calls as "[tool call {name} {args}]" then
 // "[tool result] {result}", "[tool error] {result}" or "[tool call

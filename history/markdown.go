@@ -23,7 +23,9 @@ func Section(r Result) string {
 
 // Markdown renders the messages of r in the aggregate output's Discussion History
 // format: one entry per message, "### Discussion Excerpt {i}\n\n{role}: {content}"
-// with i counting from 1, entries joined by "\n\n---\n\n". It returns the
+// with i counting from 1, entries joined by "\n\n---\n\n"; a message
+// without a role (a legacy string entry) is "{content}" alone, as Manual
+// Slop's build_discussion_section shows a string entry. It returns the
 // section body without the "## Discussion History" heading, which the
 // caller adds, and "" for no messages.
 //
@@ -43,7 +45,11 @@ func Section(r Result) string {
 func Markdown(r Result) string {
 	entries := make([]string, 0, len(r.Messages))
 	for i, m := range r.Messages {
-		entries = append(entries, "### Discussion Excerpt "+itoa(i+1)+"\n\n"+string(m.Role)+": "+pyStrip(markdownContent(m)))
+		text := pyStrip(markdownContent(m))
+		if m.Role != "" {
+			text = string(m.Role) + ": " + text
+		}
+		entries = append(entries, "### Discussion Excerpt "+itoa(i+1)+"\n\n"+text)
 	}
 	return strings.Join(entries, "\n\n---\n\n")
 }

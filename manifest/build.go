@@ -44,6 +44,10 @@ type Options struct {
 	// Files, when not nil, aggregates project files after the sources (see
 	// [Build]); nil aggregates none.
 	Files *aggregate.Options
+	// Beads, when not nil, reads the Beads store and adds the Beads section
+	// after the files (execution_mode = "beads"); nil adds none. Files.Beads
+	// is not used: the section is the manifest's own.
+	Beads *aggregate.BeadsOptions
 	// History, when not nil, builds the discussion history last; nil builds
 	// none.
 	History *HistoryOptions
@@ -125,11 +129,14 @@ func (e *BudgetError) Error() string {
 //  2. With Options.Files: the project files aggregated in their views
 //     (aggregate.Run, without writing a numbered output file or adding a
 //     history), one [FileRow] per file and screenshot, and the files
-//     section, byte for byte what `ctx aggregate --stdout` prints.
-//  3. With Options.History: the discussion history built by history.Build,
+//     section, byte for byte what `ctx aggregate --stdout --no-history`
+//     prints.
+//  3. With Options.Beads: the Beads store read by aggregate.ReadBeads,
+//     recorded as [Beads], and the Beads section.
+//  4. With Options.History: the discussion history built by history.Build,
 //     recorded as [History], and its section last, so that everything
 //     before it is a stable prefix.
-//  4. With Options.RelativePaths: the paths rewritten by [Relativize].
+//  5. With Options.RelativePaths: the paths rewritten by [Relativize].
 //
 // Every size is counted with Options.Estimator, and token budgets too. To
 // do what `ctx manifest` does for a project, take the options from its
@@ -163,6 +170,11 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 		f := *opts.Files
 		f.Redact = sc
 		if err := addFiles(ctx, m, f, est); err != nil {
+			return nil, err
+		}
+	}
+	if opts.Beads != nil {
+		if err := addBeads(m, *opts.Beads, est); err != nil {
 			return nil, err
 		}
 	}

@@ -34,7 +34,7 @@ type HistoryOptions struct {
 }
 
 // addFiles aggregates o into m: one FileRow per item and screenshot, and
-// the files section, exactly what `ctx aggregate --stdout` prints for the
+// the files section, exactly what `ctx aggregate --stdout --no-history` prints for the
 // same options without a history (files, then screenshots, and a final
 // newline); no numbered output file is written. Problems with single files
 // are recorded in their rows (and reported by the audit), never returned.
@@ -57,7 +57,7 @@ func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure
 		// earlier outputs must not feed back into the section
 		o.SkipDirs = append(append([]string(nil), o.SkipDirs...), o.OutputDir)
 	}
-	o.OutputDir, o.History = "", ""
+	o.OutputDir, o.History, o.Beads = "", "", nil
 	if o.Estimator == nil {
 		o.Estimator = est
 	}
@@ -127,6 +127,7 @@ func fileRow(it *aggregate.Item) FileRow {
 		row := SliceRow{
 			Tag: sl.Tag, Comment: sl.Comment, StartLine: sl.OldStart, EndLine: sl.OldEnd,
 			Resolution: sl.Resolution, NewStartLine: sl.NewStart, NewEndLine: sl.NewEnd,
+			PinAlgorithm: sl.HashAlgorithm,
 		}
 		if !sl.Orphaned() {
 			// the text that was found (and shown by the custom view)
@@ -163,11 +164,63 @@ func setEmitted(r *FileRow, e aggregate.Measured) {
 	}
 }
 
+// addBeads reads the Beads store of b into m: the Beads record and, when
+// the store holds beads, the Beads section (aggregate.BeadsSection and a
+// final newline). Relative paths resolve against the project directory.
+func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator) error {
+	if b.Name == "" {
+		b.Name = b.Path
+	}
+	b.Path = inProject(m.ProjectDir, b.Path)
+	res, err := aggregate.ReadBeads(b)
+	if err != nil {
+		return err
+	}
+	text := res.Section()
+	if text != "" {
+		text += "\n"
+		m.Sections = append(m.Sections, NewSection(SectionBeads, text, est))
+	}
+	rec := &Beads{File: res.File, Hash: measure.Hash([]byte(text))}
+	if res.Found {
+		rec.SourceHash = strp(res.Source.Hash)
+	}
+	rec.Completed, rec.Active = res.Counts()
+	m.Beads = rec
+	return nil
+}
+
 // addHistory builds the history of h into m: the History record and the
-// Discussion History section (history.Section, the same bytes as `ctx
-// messages --format markdown`), last. The section is left out when no
-// message remains; the record's hash is then the hash of "".
+// Discussion History section (see [BuildHistory]), last. The section is
+// left out when no message remains.
 func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.Estimator) error {
+	rec, text, err := BuildHistory(ctx, m.ProjectDir, h, est)
+	if err != nil {
+		return err
+	}
+	if text != "" {
+		m.Sections = append(m.Sections, NewSection(SectionHistory, text, h.estimator(est)))
+	}
+	m.History = rec
+	m.Redactions = append(m.Redactions, rec.redactions...)
+	return nil
+}
+
+func (h HistoryOptions) estimator(est measure.Estimator) measure.Estimator {
+	if h.Options.Estimator != nil {
+		return h.Options.Estimator
+	}
+	return est
+}
+
+// BuildHistory reads the history file of h (relative paths resolve against
+// projectDir) and builds it as [Build] does: the record of what was read
+// and sent, and the Discussion History section (history.Section, the same
+// bytes as `ctx messages --format markdown`), or "" when no message
+// remains (the record's hash is then the hash of ""). Tokens are counted
+// with h.Options.Estimator, else est. `ctx aggregate` ends its document
+// with this section, as Manual Slop's numbered output does.
+func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions, est measure.Estimator) (*History, string, error) {
 	name := h.Name
 	if name == "" {
 		name = h.Path
@@ -176,33 +229,29 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 	if h.Where != "" {
 		where = h.Where
 	}
-	data, req, err := history.ReadRequestFile(inProject(m.ProjectDir, h.Path))
+	data, req, err := history.ReadRequestFile(inProject(projectDir, h.Path))
 	if err != nil {
-		return fmt.Errorf("%s.history: %s: %w", where, name, err)
+		return nil, "", fmt.Errorf("%s.history: %s: %w", where, name, err)
 	}
 	o := h.Options
-	if o.Estimator == nil {
-		o.Estimator = est
-	}
+	o.Estimator = h.estimator(est)
 	att := ""
 	if h.AttachmentsDir != "" {
-		att = inProject(m.ProjectDir, h.AttachmentsDir)
+		att = inProject(projectDir, h.AttachmentsDir)
 	}
 	res, err := history.BuildRequest(ctx, req, o, att)
 	var ae *history.AttachmentsDirError
 	switch {
 	case errors.As(err, &ae):
-		return fmt.Errorf("%s.attachments: %w", where, ae.Err)
+		return nil, "", fmt.Errorf("%s.attachments: %w", where, ae.Err)
 	case err != nil:
-		return fmt.Errorf("%s: %w", where, err)
+		return nil, "", fmt.Errorf("%s: %w", where, err)
 	}
 	text := ""
 	if len(res.Messages) > 0 {
 		text = history.Section(res)
-		m.Sections = append(m.Sections, NewSection(SectionHistory, text, o.Estimator))
 	}
 	rep := res.Report
-	m.Redactions = append(m.Redactions, historyRedactions(rep)...)
 	dropped := map[history.DropReason]int{}
 	for _, dr := range rep.Dropped {
 		dropped[dr.Reason]++
@@ -213,7 +262,7 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 			stubbed++
 		}
 	}
-	m.History = &History{
+	return &History{
 		File:         name,
 		SourceHash:   measure.Hash(data),
 		MessagesIn:   rep.MessagesIn,
@@ -223,6 +272,6 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 		Dropped:      dropped,
 		Stubbed:      stubbed,
 		Hash:         measure.Hash([]byte(text)),
-	}
-	return nil
+		redactions:   historyRedactions(rep),
+	}, text, nil
 }

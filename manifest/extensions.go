@@ -19,6 +19,7 @@ type SectionID string
 // screenshots too.
 const (
 	SectionFiles   SectionID = "files"
+	SectionBeads   SectionID = "beads"
 	SectionHistory SectionID = "discussion_history"
 )
 
@@ -92,6 +93,29 @@ type SliceRow struct {
 	NewStartLine int    `json:"new_start_line"`
 	NewEndLine   int    `json:"new_end_line"`
 	ContentHash  string `json:"content_hash"`
+	// PinAlgorithm is the algorithm of the slice's content_hash in
+	// ctx.toml: "blake3" (ctx slice add) or "sha256" (Manual Slop); absent
+	// for an unpinned slice, or when the text changed and ctx.toml does
+	// not say.
+	PinAlgorithm string `json:"pin_algorithm,omitempty"`
+}
+
+// Beads records the Beads store read for the Beads section
+// (execution_mode = "beads").
+type Beads struct {
+	// File is the store read, or the place it was looked for when there is
+	// none (beads_path as configured, or .beads).
+	File string `json:"file"`
+	// SourceHash is the BLAKE3 of the store's bytes; null when there is no
+	// store.
+	SourceHash *string `json:"source_hash"`
+	// Completed and Active count the beads: status closed, and the rest
+	// (deleted ones are not counted).
+	Completed int `json:"completed"`
+	Active    int `json:"active"`
+	// Hash is the BLAKE3 of the section text ("" when there is no
+	// section).
+	Hash string `json:"hash"`
 }
 
 // History records the discussion history that was rendered last.
@@ -107,6 +131,8 @@ type History struct {
 	Stubbed      int                        `json:"stubbed"`
 	// Hash is the BLAKE3 of the rendered section text.
 	Hash string `json:"hash"`
+
+	redactions []Redaction // what HistoryOptions.Options.Redact replaced
 }
 
 // NewSection measures text and returns it as a section (est nil uses

@@ -52,6 +52,10 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 		h := *m.History
 		out.History = &h
 	}
+	if m.Beads != nil {
+		b := *m.Beads
+		out.Beads = &b
+	}
 	if m.Profile != nil {
 		p := *m.Profile
 		p.Files = append([]ProfileFile{}, m.Profile.Files...)
@@ -102,6 +106,9 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 	}
 	for i := range out.Redactions {
 		out.Redactions[i].ID = rename(out.Redactions[i].ID)
+	}
+	if out.Beads != nil {
+		out.Beads.File = r.path(out.Beads.File)
 	}
 	if p := out.Profile; p != nil {
 		p.Root = r.path(p.Root)

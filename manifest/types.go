@@ -36,6 +36,8 @@ type Manifest struct {
 	Paths string `json:"paths,omitempty"`
 	// Files lists the aggregated project files (see [FileRow]).
 	Files []FileRow `json:"files,omitempty"`
+	// Beads records the Beads store (see [Beads]).
+	Beads *Beads `json:"beads,omitempty"`
 	// History records the discussion history (see [History]).
 	History *History `json:"history,omitempty"`
 	// Sections are the rendered blocks after the instruction fragments.

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/internal/fileio"
@@ -50,6 +51,7 @@ const (
 	KindFile       RowKind = "file"
 	KindScreenshot RowKind = "screenshot"
 	KindHistory    RowKind = "history"
+	KindBeads      RowKind = "beads"
 )
 
 // VerifyReport is the result of [Verify], and the JSON document of `ctx
@@ -63,7 +65,7 @@ type VerifyReport struct {
 	// Paths is "relative" or "absolute": how the manifest records paths.
 	Paths string `json:"paths"`
 	// Rows are the sources in the manifest's order and then the new
-	// ones, the files likewise, and the history file last.
+	// ones, the files likewise, then the Beads store and the history file.
 	Rows []VerifyRow `json:"rows"`
 	// Drifted counts the rows that are not unchanged.
 	Drifted int `json:"drifted"`
@@ -71,10 +73,12 @@ type VerifyReport struct {
 
 // VerifyRow is one source, file or history file of a [VerifyReport].
 type VerifyRow struct {
-	// Kind says what the row records: source, file, screenshot or history.
+	// Kind says what the row records: source, file, screenshot, beads or
+	// history.
 	Kind RowKind `json:"kind"`
 	// ID is the source id; "file:PATH" or "screenshot:PATH" for a file
-	// row (the id the audit gives it); "history" for the history file.
+	// row (the id the audit gives it); "beads" for the Beads store;
+	// "history" for the history file.
 	ID string `json:"id"`
 	// Path is the file as a relative manifest records it: relative to the
 	// project directory, ~ for the home directory, else absolute (files:
@@ -164,8 +168,9 @@ func Verify(ctx context.Context, m *manifest.Manifest, rebuild manifest.Options)
 	rebuild.Discover.ProjectDir = dir
 	rebuild.Discover.Home = home
 	rebuild.RelativePaths = m.Relative()
-	// the history file is read below: a missing one is drift, not an error
-	rebuild.History = nil
+	// the history file and the Beads store are read below: a missing one
+	// is drift, not an error
+	rebuild.History, rebuild.Beads = nil, nil
 	now, err := manifest.Build(ctx, rebuild)
 	if err != nil {
 		return nil, err
@@ -191,6 +196,9 @@ func Verify(ctx context.Context, m *manifest.Manifest, rebuild manifest.Options)
 		shots = base
 	}
 	v.files(rep, m.Files, now.Files, base, shots)
+	if m.Beads != nil && m.Beads.File != "" {
+		rep.Rows = append(rep.Rows, v.beads(m.Beads))
+	}
 	if m.History != nil && m.History.File != "" {
 		rep.Rows = append(rep.Rows, v.history(m.History))
 	}
@@ -325,6 +333,33 @@ func fileRow(f manifest.FileRow) VerifyRow {
 		return VerifyRow{Kind: KindScreenshot, ID: "screenshot:" + f.Path, Path: f.Path}
 	}
 	return VerifyRow{Kind: KindFile, ID: "file:" + f.Path, Path: f.Path}
+}
+
+// beads reads the Beads store again: the file recorded, or, when there
+// was none, the store the directory recorded holds now.
+func (v *verifier) beads(b *manifest.Beads) VerifyRow {
+	row := VerifyRow{Kind: KindBeads, ID: "beads", Path: v.show(b.File), OldHash: b.SourceHash,
+		OldStatus: string(manifest.StatusAvailable)}
+	if b.SourceHash == nil {
+		row.OldStatus = string(manifest.StatusMissing)
+	}
+	file := aggregate.BeadsStoreFile(manifest.ResolvePath(b.File, v.dir, v.home))
+	var data []byte
+	err := fs.ErrNotExist
+	if file != "" {
+		data, _, err = fileio.Read(file, aggregate.MaxBeadsBytes)
+	}
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		row.NewStatus = string(manifest.StatusMissing)
+	case err != nil:
+		row.NewStatus = string(manifest.StatusUnreadable)
+		row.Note = fileio.Cause(err).Error()
+	default:
+		row.NewStatus, row.NewHash = string(manifest.StatusAvailable), hashp(data)
+	}
+	row.State = compare(b.SourceHash == nil, row.OldHash, row.NewStatus == string(manifest.StatusMissing), row.NewHash, false)
+	return row
 }
 
 // history reads the history file again.

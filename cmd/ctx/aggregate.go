@@ -69,15 +69,17 @@ func aggregateCommands(e *env) []*cli.Command {
 arguments, which replace them and are relative to the same base_dir: the
 project directory unless configured; quote globs), renders each in its view mode and writes
 {output_dir}/{namespace}_{NNN}.md with the next free number, then prints its
-path. Without [files] paths or arguments it packs the whole project
-directory. Globs and directory walks honour .gitignore and leave out what
-the default ignore list names (lock files, .env files, private keys and
-credentials, node_modules, build and cache directories), listing on stderr
-what it left out; a file named explicitly is always read. Files that are
-missing, binary, too large or whose view fails are reported on stderr and in
-the document; they never stop the run. A summary on stderr ends every run:
-files, tokens, what the token budget did and the largest files (--quiet
-turns it off).
+path; --stdout prints the same document. With [discussion] the document ends
+with its Discussion History, as ctx render does (--no-history leaves it
+out: the static prefix). Without [files] paths or arguments it packs the
+whole project directory. Globs and directory walks honour .gitignore and
+leave out what the default ignore list names (lock files, .env files,
+private keys and credentials, node_modules, build and cache directories),
+listing on stderr what it left out; a file named explicitly is always read.
+Files that are missing, binary, too large or whose view fails are reported
+on stderr and in the document; they never stop the run. A summary on stderr
+ends every run: files, tokens, what the token budget did and the largest
+files (--quiet turns it off).
 
 Examples:
    ctx aggregate
@@ -89,10 +91,11 @@ Examples:
    ctx aggregate --format json --preset review`,
 		Flags: append(aggregateFlags(),
 			&cli.BoolFlag{Name: "stdout", Usage: "print the markdown instead of writing a file"},
+			&cli.BoolFlag{Name: "no-history", Usage: "leave out the Discussion History of [discussion] (the static, cacheable prefix)"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT`: markdown, or json to print the items instead"},
 			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, none or custom (masked needs a mask, which only ctx.toml gives)"},
-			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize or full (default: [files] strategy, else auto)"},
-			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by relative path or base name (repeatable)"},
+			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize, full or tier3 (default: [files] strategy, else auto)"},
+			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by entry, relative path, base name or absolute path (repeatable)"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: no limit, as in every command; default: [files] max_tokens, else no limit)"},
 			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: no limit; default: [files] max_file_tokens, else no limit)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] before views are made (default: redact in [secrets] of ctx.toml)"},
@@ -201,7 +204,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	if c.IsSet("strategy") {
 		st, err := aggregate.ParseStrategy(c.String("strategy"))
 		if err != nil || c.String("strategy") == "" {
-			return usagef("--strategy: must be auto, summarize or full, not %q", c.String("strategy"))
+			return usagef("--strategy: must be auto, summarize, full or tier3, not %q", c.String("strategy"))
 		}
 		strategy = st
 	}
@@ -256,6 +259,11 @@ func (e *env) aggregate(c *cli.Context) error {
 	if c.Bool("stdout") || format == "json" {
 		o.OutputDir = ""
 	}
+	if format == "markdown" && !c.Bool("no-history") {
+		if o.History, err = discussionSection(c, o.Estimator); err != nil {
+			return err
+		}
+	}
 	if c.IsSet("redact") {
 		o.Redact = nil
 		if c.Bool("redact") {
@@ -287,6 +295,9 @@ func (e *env) aggregate(c *cli.Context) error {
 		if sh.Error != "" {
 			fmt.Fprintf(e.stderr, "ctx: warning: screenshot %s\n", sh.Error)
 		}
+	}
+	for _, f := range res.UnmatchedFocus {
+		fmt.Fprintf(e.stderr, "ctx: warning: focus %q matched no file (by entry, path, name or absolute path)\n", f)
 	}
 	switch {
 	case format == "json":

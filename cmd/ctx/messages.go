@@ -11,6 +11,8 @@ import (
 
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 func messagesCommands(e *env) []*cli.Command {
@@ -19,7 +21,10 @@ func messagesCommands(e *env) []*cli.Command {
 		Usage:     "build the chat history an agent sends to its model, and report what was left out",
 		ArgsUsage: "[FILE|-]",
 		Description: `Reads {"messages": [...], "compactionPoints": [...]} (messages in Chatbox's
-storage format) from FILE, or from stdin when FILE is - or absent, builds the
+storage format; also {"role", "content"} messages as Manual Slop, OpenAI and
+Anthropic write them, with string or typed-part content, and legacy strings
+such as "User: hello"; a bare array is the messages) from FILE, or from
+stdin when FILE is - or absent, builds the
 context as the original builder does (steering order, eligibility,
 compaction, error filter, message limit, tool cleanup, attachments) and prints
 {"messages": [...], "report": {...}}: the messages to send, and what was
@@ -182,3 +187,23 @@ func discussionFlags(c *cli.Context) (*config.Discussion, error) {
 
 // flagName turns a [discussion] key into its flag name.
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
+
+// discussionSection is the Discussion History section of [discussion] in
+// the project of c, built as ctx render builds it and counted with est
+// (nil: the configured estimator); "" without the table or when no message
+// remains.
+func discussionSection(c *cli.Context, est measure.Estimator) (string, error) {
+	p, err := loadProject(c)
+	if err != nil {
+		return "", err
+	}
+	h := p.HistoryOptions()
+	if h == nil {
+		return "", nil
+	}
+	if est != nil {
+		h.Options.Estimator = est
+	}
+	_, text, err := manifest.BuildHistory(c.Context, p.Dir, *h, est)
+	return text, err
+}

@@ -1,0 +1,86 @@
+package aggregate
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestBeadsSection(t *testing.T) {
+	t.Parallel()
+	res, err := ReadBeads(BeadsOptions{Path: "testdata/beads", Name: ".beads"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Found || res.File != ".beads/issues.jsonl" || res.Source.Hash == "" {
+		t.Errorf("store: %+v", res)
+	}
+	if c, a := res.Counts(); c != 2 || a != 3 {
+		t.Errorf("counts %d completed, %d active; want 2, 3 (tombstone and memory skipped)", c, a)
+	}
+	golden(t, "beads_section.md", []byte(res.Section()+"\n"))
+
+	// an older bd: beads.jsonl
+	res, err = ReadBeads(BeadsOptions{Path: "testdata/beads/legacy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "## Beads Mode: Progress Track\n\nCompleted: old-2\n\nActive:\n- From an older bd (old-1): beads.jsonl"
+	if got := res.Section(); got != want || res.File != "testdata/beads/legacy/beads.jsonl" {
+		t.Errorf("legacy store %s:\n%q\nwant\n%q", res.File, got, want)
+	}
+
+	// absent or empty: no section, no error
+	for _, p := range []string{"testdata/beads/empty", "testdata/beads/nowhere", "testdata/project"} {
+		res, err := ReadBeads(BeadsOptions{Path: p})
+		if err != nil || res.Section() != "" {
+			t.Errorf("%s: section %q, error %v", p, res.Section(), err)
+		}
+	}
+	// a beads_path that points nowhere is an error
+	_, err = ReadBeads(BeadsOptions{Path: "testdata/beads/nowhere", Name: "nowhere", MustExist: true, Where: "ctx.toml:2: beads_path"})
+	if err == nil || err.Error() != "ctx.toml:2: beads_path: nowhere: cannot read: no such file or directory" {
+		t.Errorf("missing store: %v", err)
+	}
+	_, err = ReadBeads(BeadsOptions{Path: "testdata/project", Name: "proj", MustExist: true})
+	if err == nil || err.Error() != "proj: no Beads store (issues.jsonl or beads.jsonl)" {
+		t.Errorf("directory without a store: %v", err)
+	}
+}
+
+func TestBeadsErrors(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tt := range []struct{ in, want string }{
+		{`{"id":"a","status":"open"}` + "\n" + `{"id":"b",`, "s.jsonl:2: invalid JSON: unexpected end of JSON input"},
+		{`["a"]`, "s.jsonl:1: must be a JSON object (one issue per line)"},
+		{`{"title":"no id"}`, "s.jsonl:1: id: missing (every issue needs an id)"},
+		{`{"id":"a","status":3}`, "s.jsonl:1: status: must be a string, not 3"},
+		{`{"id":"a"}` + "\n\n" + `{"id":"a"}`, `s.jsonl:3: id: "a" is also on line 1`},
+	} {
+		p := filepath.Join(dir, "s.jsonl")
+		if err := os.WriteFile(p, []byte(tt.in), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, err := ReadBeads(BeadsOptions{Path: p, Name: "s.jsonl"})
+		if err == nil || err.Error() != tt.want {
+			t.Errorf("%q: got %v, want %s", tt.in, err, tt.want)
+		}
+	}
+}
+
+func TestBeadsSectionFormat(t *testing.T) {
+	t.Parallel()
+	got := BeadsSection([]Bead{{ID: "x-1", Title: "Only active", Status: "open", Description: "line 1\r\n  \r\nline 3"}})
+	want := "## Beads Mode: Progress Track\n\nActive:\n- Only active (x-1): line 1\n\n  line 3"
+	if got != want {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	if got := BeadsSection([]Bead{{ID: "x-2", Status: "closed"}}); !strings.HasSuffix(got, "\n\nCompleted: x-2") {
+		t.Errorf("only completed: %q", got)
+	}
+	if BeadsSection(nil) != "" {
+		t.Error("no beads, a section")
+	}
+}

@@ -59,7 +59,6 @@ func (v *optionalValue) Set(s string) error {
 func (v *optionalValue) String() string   { return v.value }
 func (v *optionalValue) IsBoolFlag() bool { return true }
 
-
 func aggregateCommands(e *env) []*cli.Command {
 	return []*cli.Command{{
 		Name:      "aggregate",

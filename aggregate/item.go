@@ -150,6 +150,10 @@ type Item struct {
 	// line and the fenced Content) as it appears in the document, not
 	// Content alone; zero when the item is not aggregated.
 	Emitted Measured `json:"emitted"`
+	// RealPath is the file's real path when it lies outside the project
+	// (in a directory of Options.AllowOutside): the audit reports it;
+	// "" for a file in the project.
+	RealPath string `json:"real_path,omitempty"`
 	// Redacted lists the credentials replaced in the file's text before its
 	// view was made (Options.Redact); nil when none were.
 	Redacted *Redaction `json:"redacted,omitempty"`

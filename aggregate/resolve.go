@@ -13,6 +13,7 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
 // IsHistoryFile reports whether name is a discussion history file
@@ -170,10 +171,10 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		pat := filepath.ToSlash(entry)
 		base, pattern := doublestar.SplitPattern(pat)
 		if !doublestar.ValidatePattern(pattern) {
-			return errT(pat, "invalid glob: "+pat), nil
+			return errT(pat, "invalid glob: "+mdtext.Escape(pat)), nil
 		}
 		if d, ok := r.skipDir(r.abs(base)); ok {
-			return errT(pat, "no files matched: "+pat+" (globs never enter "+r.label(d)+", the output directory)"), nil
+			return errT(pat, "no files matched: "+mdtext.Escape(pat)+" (globs never enter "+r.label(d)+", the output directory)"), nil
 		}
 		before := r.notes
 		files, err := r.walk(ctx, r.abs(base), pattern)
@@ -181,24 +182,24 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return errT(pat, "no files matched: "+pat+r.leftOut(before)), nil
+			return errT(pat, "no files matched: "+mdtext.Escape(pat)+r.leftOut(before)), nil
 		}
 		return r.targets(e, files, false), nil
 	}
 	abs := r.abs(entry)
 	label := r.label(abs)
 	if IsHistoryFile(abs) {
-		return errT(label, "history files are never aggregated: "+label), nil
+		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)), nil
 	}
 	st, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return errT(label, "file not found: "+label), nil
+		return errT(label, "file not found: "+mdtext.Escape(label)), nil
 	case err != nil:
-		return errT(label, "cannot read "+label+": "+fileio.Cause(err).Error()), nil
+		return errT(label, "cannot read "+mdtext.Escape(label)+": "+fileio.Cause(err).Error()), nil
 	case st.IsDir():
 		if d, ok := r.skipDir(abs); ok {
-			return errT(label, "no files matched: "+label+" (directory walks never enter "+r.label(d)+", the output directory)"), nil
+			return errT(label, "no files matched: "+mdtext.Escape(label)+" (directory walks never enter "+r.label(d)+", the output directory)"), nil
 		}
 		before := r.notes
 		files, err := r.walk(ctx, abs, "**")
@@ -206,7 +207,7 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return errT(label, "no files matched: "+label+r.leftOut(before)), nil
+			return errT(label, "no files matched: "+mdtext.Escape(label)+r.leftOut(before)), nil
 		}
 		return r.targets(e, files, false), nil
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"os"
 	"path"
@@ -20,6 +21,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
@@ -103,6 +105,16 @@ type Options struct {
 	Concurrency int
 	// MaxFileBytes caps one file's size; 0 is DefaultMaxFileBytes.
 	MaxFileBytes int64
+	// ProjectDir bounds what is read: a file whose real path (every link
+	// resolved) lies outside it, and outside every directory of
+	// AllowOutside, is an error item ("outside the project") and is not
+	// read; "" is BaseDir. An entry given as an absolute path or with ".."
+	// is no exception, nor is a link inside the project.
+	ProjectDir string
+	// AllowOutside lists the directories outside ProjectDir whose files
+	// may be read ("/" allows every file); an item read from one records
+	// its real path (Item.RealPath).
+	AllowOutside []string
 	// MaxFileTokens caps the tokens of each file block and MaxTokens those
 	// of all file blocks together; the zero Limit is no limit (the
 	// default). Files over a limit are degraded full → skeleton → outline →
@@ -144,6 +156,8 @@ type Options struct {
 	// file with "[REDACTED:rule]" before the file's view is made, so that
 	// no view holds one; Item.Redacted records them.
 	Redact *secrets.Scanner
+
+	bound *fileio.Boundary // ProjectDir and AllowOutside, set by normalized
 }
 
 // OrProject returns o with the whole base directory as its one entry
@@ -204,6 +218,11 @@ func (o Options) normalized() (Options, error) {
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes
 	}
+	project := o.ProjectDir
+	if project == "" {
+		project = abs
+	}
+	o.bound = fileio.NewBoundary(project, o.AllowOutside)
 	o.Engine = engineOr(o.Engine)
 	if o.Estimator == nil {
 		o.Estimator = measure.Default()
@@ -373,18 +392,39 @@ type fileData struct {
 	src   []byte
 	mtime time.Time
 	err   string
+	// outside is the file's real path when it lies outside the project
+	// (in a directory allowed outside it); "" otherwise
+	outside string
 }
 
-func readBounded(abs, label string, limit int64) fileData {
-	src, st, err := fileio.Read(abs, limit)
+// readBounded reads the file of a target within the boundary b (nil: any
+// file).
+func readBounded(abs, label string, limit int64, b *fileio.Boundary) fileData {
+	label = mdtext.Escape(label) // for the messages
+	var src []byte
+	var st fs.FileInfo
+	var real string
+	var err error
+	if b == nil {
+		src, st, err = fileio.Read(abs, limit)
+	} else {
+		src, st, real, err = fileio.ReadAllowed(abs, limit, b.Allowed)
+	}
 	var mtime time.Time
 	if st != nil {
 		mtime = st.ModTime().UTC()
 	}
 	var tl *fileio.TooLargeError
+	var oe *fileio.OutsideError
 	switch {
 	case err == nil:
-		return fileData{src: src, mtime: mtime}
+		d := fileData{src: src, mtime: mtime}
+		if b != nil && !b.Inside(real) {
+			d.outside = real
+		}
+		return d
+	case errors.As(err, &oe):
+		return fileData{err: fmt.Sprintf("outside the project: %s is %s (--allow-outside, or allow_outside in the user configuration, reads it)", label, oe.Real)}
 	case errors.Is(err, os.ErrNotExist):
 		return fileData{err: "file not found: " + label}
 	case errors.Is(err, fileio.ErrIsDir):
@@ -519,11 +559,12 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	if t.err != "" {
 		return fail(t.err)
 	}
-	d := readBounded(t.abs, t.label, o.MaxFileBytes)
+	d := readBounded(t.abs, t.label, o.MaxFileBytes, o.bound)
 	it.MTime = d.mtime
 	if d.err != "" {
 		return fail(d.err)
 	}
+	it.RealPath = d.outside
 	if !it.AutoAggregate {
 		// listed, never sent: no view is computed (the original skips the
 		// view dispatch), so no view can fail or warn
@@ -539,7 +580,7 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	if o.Redact != nil {
 		red, err := redact(ctx, o.Redact, t.label, d.src)
 		if err != nil {
-			return fail("cannot scan " + t.label + " for secrets: " + err.Error())
+			return fail("cannot scan " + mdtext.Escape(t.label) + " for secrets: " + err.Error())
 		}
 		if red != nil {
 			it.Redacted, text = red, []byte(red.Text)
@@ -595,13 +636,14 @@ type Screenshot struct {
 func (s *Screenshot) Block() string {
 	h := "### " + codeSpan(s.Path) + "\n\n"
 	if s.Error != "" {
-		return h + "ERROR: " + s.Error
+		return h + "ERROR: " + mdtext.Escape(s.Error)
 	}
-	dest := s.Path
+	dest := mdtext.Escape(s.Path)
 	if strings.ContainsAny(dest, " ()<>") {
-		dest = "<" + dest + ">"
+		dest = "<" + strings.NewReplacer("<", "%3C", ">", "%3E").Replace(dest) + ">"
 	}
-	return h + "![" + s.Name + "](" + dest + ")"
+	name := strings.NewReplacer("[", `\[`, "]", `\]`).Replace(mdtext.Escape(s.Name))
+	return h + "![" + name + "](" + dest + ")"
 }
 
 // BuildScreenshots resolves opts.Screenshots below the screenshot base
@@ -637,7 +679,7 @@ func buildScreenshots(ctx context.Context, o Options) ([]Screenshot, error) {
 		s := Screenshot{Path: t.label, Entry: filepath.ToSlash(t.file.Path), Name: path.Base(t.label), Status: StatusOK}
 		if t.err != "" {
 			s.Status, s.Error = StatusError, t.err
-		} else if d := readBounded(t.abs, t.label, o.MaxFileBytes); d.err != "" {
+		} else if d := readBounded(t.abs, t.label, o.MaxFileBytes, nil); d.err != "" {
 			s.Status, s.Error = StatusError, d.err
 		} else {
 			s.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}

@@ -97,7 +97,7 @@ func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
 			files[i] = FileStats{Path: t.label, Error: t.err}
 			return
 		}
-		d := readBounded(t.abs, t.label, o.MaxFileBytes)
+		d := readBounded(t.abs, t.label, o.MaxFileBytes, o.bound)
 		if d.err != "" {
 			files[i] = FileStats{Path: t.label, Error: d.err}
 			return

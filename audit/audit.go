@@ -27,6 +27,7 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
@@ -83,7 +84,16 @@ const (
 	CodeOversizedSource        Code = "oversized_source"
 	CodeTruncated              Code = "truncated"
 	CodeNativeEvidenceMissing  Code = "native_evidence_missing"
-	CodeOversizedTotal         Code = "oversized_total"
+	// CodeOutsideProject: a source read from outside the project
+	// directory (its path, or a link inside the project, leads out of it),
+	// other than the shared and workspace files and what the agent's
+	// profile loads; related_id is the real path. Warning.
+	CodeOutsideProject Code = "outside_project"
+	// CodeNULBytes: an included source holds NUL bytes, which agents
+	// mishandle (many stop reading at the first); related_id counts them.
+	// Warning.
+	CodeNULBytes       Code = "nul_bytes"
+	CodeOversizedTotal Code = "oversized_total"
 )
 
 // Finding codes of an agent profile (manifest "profile"): the agent's own
@@ -292,6 +302,14 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 		if native && s.NativeEvidence == "" {
 			add(s, CodeNativeEvidenceMissing, Warning, "")
 		}
+		if outside(m, s) {
+			add(s, CodeOutsideProject, Warning, s.CanonicalPath)
+		}
+		if i < len(m.Fragments) {
+			if n := strings.Count(m.Fragments[i].Text, "\x00"); n > 0 {
+				add(s, CodeNULBytes, Warning, strconv.Itoa(n))
+			}
+		}
 	}
 	// what the agent's profile found, then the aggregated files, before
 	// the total
@@ -334,6 +352,28 @@ func (r *Report) Count(level Severity) int {
 		}
 	}
 	return n
+}
+
+// outside reports whether s was read from outside the project directory
+// and is not one of the files ctx looks up there itself: the shared file,
+// the workspace files and what the agent's profile loads (listed in
+// m.Profile, which the configuration cannot spoof).
+func outside(m *manifest.Manifest, s *manifest.Source) bool {
+	if s.Status != manifest.StatusAvailable && s.Status != manifest.StatusEmpty {
+		return false
+	}
+	switch s.ID {
+	case discover.IDShared, discover.IDWorkspaceUser, discover.IDWorkspaceSoul:
+		return false
+	}
+	if p := m.Profile; p != nil {
+		for _, f := range p.Files {
+			if f.ID == s.ID {
+				return false
+			}
+		}
+	}
+	return m.OutsideProject(s.CanonicalPath)
 }
 
 // implicit reports whether s is a file that nobody named: a source the

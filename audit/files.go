@@ -41,6 +41,9 @@ func fileFindings(m *manifest.Manifest) []Finding {
 		if r.Status == aggregate.StatusError {
 			add(CodeFileError, Warning, "")
 		}
+		if r.RealPath != "" {
+			add(CodeOutsideProject, Warning, r.RealPath)
+		}
 		if r.Status == aggregate.StatusOmitted {
 			add(CodeFileOmitted, Warning, "")
 		} else if r.Degraded != "" {

@@ -76,6 +76,19 @@ var rules = []struct {
 	{Rule{CodeNativeEvidenceMissing, "A source declared native does not say why the agent loads it."}, ofSource, func(a about) string {
 		return "declared native without evidence: name the agent's rule that loads it and where it is documented"
 	}},
+	{Rule{CodeOutsideProject, "A source or file was read from outside the project directory."}, ofAny, func(a about) string {
+		real := display.Path(a.f.RelatedID, a.home)
+		switch {
+		case a.file != nil:
+			return "read from outside the project: " + a.file.Path + " is " + real
+		case a.src != nil && a.src.Path != "" && a.src.Path != a.src.CanonicalPath:
+			return "read from outside the project: " + a.path(a.src.Path) + " is " + real
+		}
+		return "read from outside the project: " + real
+	}},
+	{Rule{CodeNULBytes, "An included source holds NUL bytes, which agents mishandle."}, ofSource, func(a about) string {
+		return a.f.RelatedID + " NUL bytes are sent as they are; many agents stop reading at the first"
+	}},
 	{Rule{CodeAgentTruncation, "The agent itself keeps only part of an instruction file, or none of it, by its own size limit."}, ofSource, func(a about) string {
 		is, pf := profileIssue(a.rep, a.f)
 		if is == nil {

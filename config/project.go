@@ -46,6 +46,9 @@ type Project struct {
 	UserConfigDir string
 	// Config is the decoded file; an empty Config when there is none.
 	Config *Config
+	// User is the user's own configuration ([UserFile] in
+	// UserConfigDir): allow_outside.
+	User *User
 }
 
 // LoadProject resolves the project directory, which must exist, and reads
@@ -88,6 +91,9 @@ func LoadProject(o ProjectOptions) (*Project, error) {
 	if err != nil {
 		return nil, err
 	}
+	if p.User, err = LoadUser(p.UserConfigDir, p.Home); err != nil {
+		return nil, err
+	}
 	return p, nil
 }
 
@@ -95,7 +101,7 @@ func LoadProject(o ProjectOptions) (*Project, error) {
 // when below it, else with the home directory as ~.
 func (p *Project) ShownPath(path string) string {
 	if r := display.RelativeToWD(path); r != path {
-		return r
+		return display.Path(r, "")
 	}
 	return display.Path(path, p.Home)
 }
@@ -107,7 +113,8 @@ func (p *Project) where(line int) string { return fmt.Sprintf("%s:%d", p.Config.
 // discovery (agent, workspace, shared file, natives, [[sources]]), the
 // budgets, the estimator (of every stage), the aggregated files when
 // [files] or [screenshots] is present, the history when [discussion] is,
-// the profile, relative_paths, and [secrets] (redact and the allowlist). The agent is "" when the file sets none
+// the profile, relative_paths, [secrets] (redact and the allowlist), and
+// the user's allow_outside. The agent is "" when the file sets none
 // (manifest.Build then uses the profile's name, else generic). A caller
 // that changes the estimator uses Options.SetEstimator, so that every
 // stage counts alike.
@@ -155,6 +162,7 @@ func (p *Project) ManifestOptions() manifest.Options {
 	}
 	o.Beads = p.Config.BeadsOptions(p.Dir, p.Home)
 	o.History = p.HistoryOptions()
+	o.AllowOutside = p.AllowOutside()
 	o.Secrets = c.SecretsOptions()
 	if c.Secrets.Redact != nil {
 		o.Redact = *c.Secrets.Redact
@@ -163,9 +171,23 @@ func (p *Project) ManifestOptions() manifest.Options {
 }
 
 // AggregateOptions returns the options of aggregate.Run for the project
-// (see [Config.AggregateOptions]).
+// (see [Config.AggregateOptions]), bounded by the project directory and
+// the user's allow_outside.
 func (p *Project) AggregateOptions() aggregate.Options {
-	return p.Config.AggregateOptions(p.Dir, p.Home)
+	o := p.Config.AggregateOptions(p.Dir, p.Home)
+	o.ProjectDir = p.Dir
+	o.AllowOutside = p.AllowOutside()
+	return o
+}
+
+// AllowOutside returns the directories outside the project that the user's
+// own configuration allows ctx to read (allow_outside of [UserFile]); a
+// repository's ctx.toml cannot add to them.
+func (p *Project) AllowOutside() []string {
+	if p.User == nil {
+		return nil
+	}
+	return append([]string(nil), p.User.AllowOutside...)
 }
 
 // HistoryOptions returns how [discussion] builds the history, with its
@@ -183,6 +205,7 @@ func (p *Project) HistoryOptions() *manifest.HistoryOptions {
 		Where:   p.where(d.Line) + ": discussion",
 	}
 	h.Options.Estimator = p.Config.Estimator
+	h.AllowOutside = p.AllowOutside()
 	if d.Attachments != nil {
 		h.AttachmentsDir = discover.Join(p.Dir, p.Home, *d.Attachments)
 	}

@@ -144,7 +144,21 @@ func ReadRequest(r io.Reader) ([]byte, Request, error) {
 // reader (regular files only, at most MaxRequestBytes) and decodes it as
 // [DecodeRequest] does. Errors do not name the file; callers add its name.
 func ReadRequestFile(path string) ([]byte, Request, error) {
-	data, _, err := fileio.Read(path, MaxRequestBytes)
+	return ReadRequestFileAllowed(path, nil)
+}
+
+// ReadRequestFileAllowed is [ReadRequestFile] of a file whose real path
+// (every link resolved, as opened) allow must accept; nil accepts any. A
+// refused file is not read: the error says "outside the project" and
+// names its real path.
+func ReadRequestFileAllowed(path string, allow func(real string) bool) ([]byte, Request, error) {
+	var data []byte
+	var err error
+	if allow == nil {
+		data, _, err = fileio.Read(path, MaxRequestBytes)
+	} else {
+		data, _, _, err = fileio.ReadAllowed(path, MaxRequestBytes, allow)
+	}
 	if err != nil {
 		return nil, Request{}, errors.New(fileio.Describe(err))
 	}

@@ -34,6 +34,8 @@ func Section(r Result) string {
 //
 //   - text and reasoning parts: their text (empty ones are skipped);
 //   - image parts: "[image: {storageKey}]";
+//   - (names and keys are data: their control characters are escaped,
+//     mdtext.Escape, so that they add no line to the document)
 //   - tool-call parts: "[tool call {toolName} {args}]" with the args as
 //     compact JSON ("{}" when absent), followed on the next line by
 //     "[tool result] {result}" for the result state, "[tool error] {result}"
@@ -64,13 +66,13 @@ func markdownContent(m Message) string {
 				pieces = append(pieces, p.Text)
 			}
 		case PartImage:
-			pieces = append(pieces, "[image: "+p.StorageKey+"]")
+			pieces = append(pieces, "[image: "+mdtext.Escape(p.StorageKey)+"]")
 		case PartToolCall:
 			args := "{}"
 			if len(p.Args) > 0 {
 				args = compactString(p.Args)
 			}
-			s := "[tool call " + p.ToolName + " " + args + "]\n"
+			s := "[tool call " + mdtext.Escape(p.ToolName) + " " + args + "]\n"
 			result := "null"
 			if len(p.Result) > 0 {
 				result = compactString(p.Result)

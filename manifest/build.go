@@ -71,6 +71,14 @@ type Options struct {
 	Redact bool
 	// Secrets is the allowlist of the scan (Redact).
 	Secrets secrets.Options
+	// AllowOutside lists the directories outside the project directory
+	// whose files may be aggregated, and hold the history file and the
+	// attachments ("/" allows every one). Without it such a file is an
+	// error item and such a history or attachments directory an error:
+	// a repository's ctx.toml must not pull host files into the context.
+	// Instruction sources outside the project are read, and the audit
+	// reports them (outside_project).
+	AllowOutside []string
 }
 
 // SetEstimator makes est count every token of the manifest: it sets
@@ -169,6 +177,7 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 	if opts.Files != nil {
 		f := *opts.Files
 		f.Redact = sc
+		f.AllowOutside = append(f.AllowOutside, opts.AllowOutside...)
 		if err := addFiles(ctx, m, f, est); err != nil {
 			return nil, err
 		}
@@ -181,6 +190,7 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 	if opts.History != nil {
 		h := *opts.History
 		h.Options.Redact = sc
+		h.AllowOutside = append(h.AllowOutside, opts.AllowOutside...)
 		if err := addHistory(ctx, m, h, est); err != nil {
 			return nil, err
 		}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -31,6 +33,21 @@ type HistoryOptions struct {
 	AttachmentsDir string
 	// Where prefixes errors ("ctx.toml:12: discussion").
 	Where string
+	// AllowOutside lists the directories outside the project that may
+	// hold the history file and the attachments (Options.AllowOutside,
+	// which Build sets).
+	AllowOutside []string
+}
+
+// allowHint says how a file outside the project can be allowed.
+const allowHint = " (--allow-outside, or allow_outside in the user configuration, allows it)"
+
+// outsideHint is allowHint for an error of a file outside the project.
+func outsideHint(err error) string {
+	if strings.Contains(err.Error(), "outside the project") {
+		return allowHint
+	}
+	return ""
 }
 
 // addFiles aggregates o into m: one FileRow per item and screenshot, and
@@ -42,6 +59,9 @@ func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure
 	// relative directories are relative to the project directory, which is
 	// the base directory when none is given
 	o.BaseDir = inProject(m.ProjectDir, o.BaseDir)
+	if o.ProjectDir == "" {
+		o.ProjectDir = m.ProjectDir
+	}
 	if o.ScreenshotBaseDir != "" {
 		o.ScreenshotBaseDir = inProject(m.ProjectDir, o.ScreenshotBaseDir)
 	}
@@ -110,7 +130,7 @@ func strp(s string) *string { return &s }
 
 func fileRow(it *aggregate.Item) FileRow {
 	r := FileRow{
-		Entry: it.Entry, Path: it.Path, ViewMode: it.ViewMode, Language: it.Language,
+		Entry: it.Entry, Path: it.Path, RealPath: it.RealPath, ViewMode: it.ViewMode, Language: it.Language,
 		Status: it.RowStatus(), Error: it.Error, Fallback: it.Fallback, Degraded: it.Degraded,
 	}
 	if it.RequestedViewMode != "" && it.RequestedViewMode != it.ViewMode {
@@ -229,15 +249,23 @@ func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions, est 
 	if h.Where != "" {
 		where = h.Where
 	}
-	data, req, err := history.ReadRequestFile(inProject(projectDir, h.Path))
+	// the history file and the attachments must be the project's, or
+	// allowed outside it by the caller (never by the repository's own
+	// configuration)
+	bound := fileio.NewBoundary(projectDir, h.AllowOutside)
+	data, req, err := history.ReadRequestFileAllowed(inProject(projectDir, h.Path), bound.Allowed)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s.history: %s: %w", where, name, err)
+		return nil, "", fmt.Errorf("%s.history: %s: %w%s", where, name, err, outsideHint(err))
 	}
 	o := h.Options
 	o.Estimator = h.estimator(est)
 	att := ""
 	if h.AttachmentsDir != "" {
 		att = inProject(projectDir, h.AttachmentsDir)
+		if real := fileio.RealDir(att); !bound.Allowed(real) {
+			return nil, "", fmt.Errorf("%s.attachments: %s is outside the project (%s): attachments are read only from the project%s",
+				where, h.AttachmentsDir, real, allowHint)
+		}
 	}
 	res, err := history.BuildRequest(ctx, req, o, att)
 	var ae *history.AttachmentsDirError

@@ -48,9 +48,13 @@ const FileKindScreenshot FileKind = "screenshot"
 type FileRow struct {
 	// Kind is "" for a project file and "screenshot" for an image the
 	// section links to (its bytes are hashed, never inlined).
-	Kind     FileKind           `json:"kind,omitempty"`
-	Entry    string             `json:"entry"`
-	Path     string             `json:"path"`
+	Kind  FileKind `json:"kind,omitempty"`
+	Entry string   `json:"entry"`
+	Path  string   `json:"path"`
+	// RealPath is the file's real path when it lies outside the project
+	// directory (allowed by Options.AllowOutside); absent otherwise. The
+	// audit reports it as outside_project.
+	RealPath string             `json:"real_path,omitempty"`
 	ViewMode aggregate.ViewMode `json:"view_mode"`
 	// RequestedViewMode is the view asked for, when it differs from
 	// ViewMode (a fallback or the token budget).

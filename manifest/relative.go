@@ -63,6 +63,7 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 		out.Profile = &p
 	}
 	out.Redactions = append([]Redaction(nil), m.Redactions...)
+	out.Files = append([]FileRow(nil), m.Files...)
 	if m.Relative() {
 		return &out, nil
 	}
@@ -106,6 +107,9 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 	}
 	for i := range out.Redactions {
 		out.Redactions[i].ID = rename(out.Redactions[i].ID)
+	}
+	for i := range out.Files {
+		out.Files[i].RealPath = r.path(out.Files[i].RealPath)
 	}
 	if out.Beads != nil {
 		out.Beads.File = r.path(out.Beads.File)
@@ -211,4 +215,21 @@ func (r *relativizer) path(p string) string {
 		}
 	}
 	return p
+}
+
+// OutsideProject reports whether the path p, as m records it, lies outside
+// the project directory: an absolute path not below project_dir, or in a
+// relative manifest a path that starts with "..", "~" or "/".
+func (m *Manifest) OutsideProject(p string) bool {
+	if p == "" {
+		return false
+	}
+	if m.Relative() {
+		return filepath.IsAbs(p) || p == ".." || strings.HasPrefix(p, "../") || p == "~" || strings.HasPrefix(p, "~/")
+	}
+	if !filepath.IsAbs(p) || m.ProjectDir == "" || !filepath.IsAbs(m.ProjectDir) {
+		return false
+	}
+	rel, err := filepath.Rel(m.ProjectDir, p)
+	return err != nil || !filepath.IsLocal(rel) && rel != "."
 }

@@ -273,8 +273,10 @@ func TestVerifyAnotherClone(t *testing.T) {
 		!strings.Contains(err.Error(), "records absolute paths in "+dir) {
 		t.Errorf("verifying an absolute manifest elsewhere: %v", err)
 	}
-	// ... and verified there when no directory is given
-	o := fixtureOptions(clone, false)
+	// ... and verified there when no directory is given (the files'
+	// base directory is the manifest's project, as ctx.toml gives it;
+	// files of another directory would be outside the project)
+	o := fixtureOptions(dir, false)
 	o.Discover.ProjectDir = ""
 	if rep, err := provenance.Verify(context.Background(), abs, o); err != nil || rep.ProjectDir != dir || rep.Drifted != 0 {
 		t.Errorf("absolute manifest, no directory: %v, %+v", err, rep)

@@ -204,6 +204,7 @@ func discussionSection(c *cli.Context, est measure.Estimator) (string, error) {
 	if est != nil {
 		h.Options.Estimator = est
 	}
+	h.AllowOutside = append(h.AllowOutside, allowOutside(c)...)
 	_, text, err := manifest.BuildHistory(c.Context, p.Dir, *h, est)
 	return text, err
 }

@@ -28,7 +28,17 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-shared", Usage: "discover no shared file"},
 		&cli.StringSliceFlag{Name: "native", Usage: "a `PATH` the agent already loads by itself (repeatable)"},
 		&cli.BoolFlag{Name: "no-discover", Usage: "list only native and configured sources"},
+		&cli.BoolFlag{Name: "allow-outside", Usage: "read [files], the history file and attachments outside the project directory too (default: only the directories of allow_outside in the user's ctx/config.toml)"},
 	}
+}
+
+// allowOutside is what --allow-outside adds to the directories that may
+// be read outside the project: every one.
+func allowOutside(c *cli.Context) []string {
+	if c.Bool("allow-outside") {
+		return []string{"/"}
+	}
+	return nil
 }
 
 // estimatorFlag is --estimator, on the commands that count tokens.
@@ -81,6 +91,7 @@ func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) 
 		return nil, manifest.Options{}, err
 	}
 	o := p.ManifestOptions()
+	o.AllowOutside = append(o.AllowOutside, allowOutside(c)...)
 	if est != nil {
 		// every stage counts with it: sources, files, history and budgets
 		o.SetEstimator(est)

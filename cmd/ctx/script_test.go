@@ -51,6 +51,7 @@ func TestScripts(t *testing.T) {
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine
 			e.Setenv("HOME", e.WorkDir+"/home")
+			e.Setenv("XDG_CONFIG_HOME", e.WorkDir+"/home/.config")
 			e.Setenv("AGENTS_GLOBAL_MD", "")
 			return os.MkdirAll(e.WorkDir+"/home", 0o755)
 		},

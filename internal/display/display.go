@@ -4,6 +4,8 @@ package display
 
 import (
 	"os"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -11,7 +13,14 @@ import (
 
 // Path shows home as ~ and leaves everything else as it is. Paths under a
 // symlinked home, which ctx records resolved, are shown with ~ too.
+// Control characters are escaped (mdtext.Escape): a name never adds a line
+// or an escape sequence to what people read, and neither do [Rel] and
+// [ID].
 func Path(p, home string) string {
+	return mdtext.Escape(path(p, home))
+}
+
+func path(p, home string) string {
 	if home == "" || home == "/" {
 		return p
 	}
@@ -31,7 +40,8 @@ func Path(p, home string) string {
 }
 
 // RelativeToWD shows p relative to the working directory when it lies
-// below it (so messages name ./ctx.toml "ctx.toml"), else as it is.
+// below it (so messages name ./ctx.toml "ctx.toml"), else as it is. The
+// result is still a path to open: shown to people, it goes through [Path].
 func RelativeToWD(p string) string {
 	wd, err := os.Getwd()
 	if err != nil {
@@ -58,9 +68,9 @@ func Rel(p, project, home string) string {
 			switch {
 			case r == "..":
 			case up == 0:
-				return filepath.ToSlash(r)
+				return mdtext.Escape(filepath.ToSlash(r))
 			case up <= 2 && len(r) <= len(other):
-				return filepath.ToSlash(r)
+				return mdtext.Escape(filepath.ToSlash(r))
 			}
 		}
 	}
@@ -73,7 +83,7 @@ func ID(id, project, home string) string {
 	if p, ok := strings.CutPrefix(id, "native:"); ok && filepath.IsAbs(p) {
 		return "native:" + Rel(p, project, home)
 	}
-	return id
+	return mdtext.Escape(id)
 }
 
 // Int writes n in decimal with a comma between groups of three digits:

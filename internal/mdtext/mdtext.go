@@ -3,7 +3,10 @@
 // heading of the discussion history section.
 package mdtext
 
-import "strings"
+import (
+	"fmt"
+	"strings"
+)
 
 // HistoryHeading starts the discussion history section, in the aggregate
 // document, in `ctx messages --format markdown` and in the rendered context.
@@ -36,8 +39,13 @@ func Fence(info, text string) string {
 
 // CodeSpan renders s as one inline code span: in single backticks, or,
 // when s holds backticks, in a longer run (padded with spaces when s starts
-// or ends with one), so that the span stays intact.
+// or ends with one), so that the span stays intact; control characters
+// are escaped ([Escape]), so that the span stays on its line.
 func CodeSpan(s string) string {
+	s = Escape(s)
+	if s == "" {
+		return "` `" // "``" would open a span, not hold an empty one
+	}
 	n := LongestRun(s, '`')
 	if n == 0 {
 		return "`" + s + "`"
@@ -47,4 +55,46 @@ func CodeSpan(s string) string {
 		s = " " + s + " "
 	}
 	return ticks + s + ticks
+}
+
+// Escape shows the characters of s that could add lines, move the cursor,
+// recolour a terminal or reorder text as escapes, so that a name is data
+// and never layout: \n, \r, \t, other control characters as \xHH, DEL and
+// the C1 controls as \u00HH, and the line and paragraph separators and
+// bidirectional controls as \uHHHH. Everything else, backslashes included,
+// is left as it is, so an ordinary name is shown byte for byte.
+func Escape(s string) string {
+	if !strings.ContainsFunc(s, needsEscape) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case needsEscape(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func needsEscape(r rune) bool {
+	switch {
+	case r < 0x20, r >= 0x7f && r < 0xa0:
+		return true
+	case r == 0x2028, r == 0x2029: // line and paragraph separators
+		return true
+	case r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069: // bidi controls
+		return true
+	}
+	return false
 }

@@ -21,8 +21,8 @@ import (
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/fileio"
-	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
 )

@@ -39,7 +39,10 @@
 //   - summary: [Engine.Summary], as markdown.
 //   - skeleton, masked: the engine's output fenced like full; outline:
 //     fenced as text. A language the engine does not support falls back to
-//     summary, and Item.Fallback says why.
+//     summary, and Item.Fallback says why. A view that a limit of the
+//     engine cut (codeview: symbols nested deeper than 64 levels, a view
+//     over 64 KiB plus 4 bytes per source byte) is shown as cut, and
+//     Item.Truncated says what was left out (see [TruncatedError]).
 //   - none: "(context excluded)".
 //   - custom: only the custom slices, each "[Slice: <tag>] (<comment>)",
 //     "Lines <start>-<end>:" and the lines, joined by blank lines, fenced.

@@ -367,6 +367,7 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	}
 	res := View(ctx, o.Engine, t.label, d.src, t.file, mode)
 	it.ViewMode, it.Language, it.Fallback, it.Slices = res.Mode, res.Language, res.Fallback, res.Slices
+	it.Truncated = res.Truncated
 	it.Content, it.fence = res.Text, res.Fence
 	it.Status = StatusOK
 	if o.budgeted() {

@@ -42,6 +42,8 @@ func TestScripts(t *testing.T) {
 			"validmanifest": cmdValidManifest,
 			"maxwidth":      cmdMaxWidth,
 			"validsarif":    cmdValidSARIF,
+			"mkfifo":        cmdMkfifo,
+			"exits":         cmdExits,
 		},
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine
@@ -69,6 +71,17 @@ func cmdUnwork(ts *testscript.TestScript, neg bool, args []string) {
 		s := strings.ReplaceAll(string(data), real, "$WORK")
 		s = strings.ReplaceAll(s, work, "$WORK")
 		ts.Check(os.WriteFile(p, []byte(s), 0o644))
+	}
+}
+
+// cmdMkfifo makes named pipes (FIFOs), which a script on a system without
+// them skips: mkfifo PATH...
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: mkfifo PATH...")
+	}
+	for _, p := range args {
+		ts.Check(mkfifo(ts.MkAbs(p)))
 	}
 }
 

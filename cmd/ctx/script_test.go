@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -24,7 +23,7 @@ var sarifSchema, _ = filepath.Abs(filepath.Join("..", "..", "audit", "testdata",
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
 		"ctx": func() {
-			os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
+			os.Exit(execute(os.Args, os.Stdin, os.Stdout, os.Stderr))
 		},
 	})
 }

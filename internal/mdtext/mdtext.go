@@ -35,15 +35,15 @@ func Fence(info, text string) string {
 }
 
 // CodeSpan renders s as one inline code span: in single backticks, or,
-// when s holds backticks, in a longer run (padded with spaces when s starts
-// or ends with one), so that the span stays intact.
+// when s holds backticks, in a longer run. It is padded with a space on
+// each side when s starts or ends with a backtick, or starts and ends with
+// a space (markdown strips one space from each end of such a span), so that
+// the span shows s exactly. s must not be empty or hold line endings
+// (markdown turns them into spaces).
 func CodeSpan(s string) string {
-	n := LongestRun(s, '`')
-	if n == 0 {
-		return "`" + s + "`"
-	}
-	ticks := strings.Repeat("`", n+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+	ticks := strings.Repeat("`", LongestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
+		strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") && strings.Trim(s, " ") != "" {
 		s = " " + s + " "
 	}
 	return ticks + s + ticks

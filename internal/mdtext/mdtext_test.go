@@ -22,6 +22,9 @@ func TestCodeSpan(t *testing.T) {
 		{"a`b.py", "``a`b.py``"},
 		{"`a.py", "`` `a.py ``"},
 		{"a``b`", "``` a``b` ```"},
+		{" a ", "`  a  `"},
+		{"  ", "`  `"},
+		{"a ", "`a `"},
 	} {
 		if got := CodeSpan(c.in); got != c.want {
 			t.Errorf("CodeSpan(%q) = %q, want %q", c.in, got, c.want)

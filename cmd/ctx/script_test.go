@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.uber.org/goleak"
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/schemas/schematest"
@@ -19,13 +21,28 @@ import (
 var sarifSchema, _ = filepath.Abs(filepath.Join("..", "..", "audit", "testdata", "sarif-schema-2.1.0.json"))
 
 // TestMain registers the ctx command for the scripts: `exec ctx ...` runs
-// run() in a subprocess of this test binary.
+// execute() in a subprocess of this test binary. The tests fail when a
+// goroutine outlives them.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(leakCheck{m}, map[string]func(){
 		"ctx": func() {
 			os.Exit(execute(os.Args, os.Stdin, os.Stdout, os.Stderr))
 		},
 	})
+}
+
+// leakCheck runs the tests, then fails them when goroutines are left.
+type leakCheck struct{ m *testing.M }
+
+func (l leakCheck) Run() int {
+	code := l.m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: goroutines outlive the tests: %v\n", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // TestScripts runs cmd/ctx/testdata/script/*.txtar. Set CTX_UPDATE=1 to

@@ -55,7 +55,10 @@ func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return code
 	case <-timer.C:
 		atomicfile.RemoveTemps()
-		sig := context.Cause(ctx).(*interrupted)
+		sig := interruptedBy(ctx)
+		if sig == nil { // cannot happen: only a signal cancels ctx before stop
+			sig = &interrupted{syscall.SIGTERM}
+		}
 		fmt.Fprintf(stderr, "ctx: error: %v; stopped after %v\n", sig, interruptGrace)
 		return sig.code()
 	}

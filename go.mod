@@ -19,6 +19,7 @@ require (
 	github.com/urfave/cli/v2 v2.27.7
 	github.com/zeebo/blake3 v0.2.4
 	github.com/zricethezav/gitleaks/v8 v8.30.1
+	go.uber.org/goleak v1.3.0
 	golang.org/x/term v0.45.0
 	golang.org/x/text v0.41.0
 )

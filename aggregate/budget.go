@@ -137,6 +137,7 @@ func degrade(ctx context.Context, o Options, it *Item, reason string) {
 		}
 		next := *it
 		next.ViewMode, next.Content, next.fence, next.Slices = res.Mode, res.Text, res.Fence, res.Slices
+		next.Truncated = res.Truncated
 		// a view the file does not support yields the summary; Degraded says
 		// "→ summary", so res.Fallback is not recorded
 		next.Header = degradedHeader(it.Path, res.Mode)

@@ -32,14 +32,14 @@ func (codeviewEngine) Detect(p string) (string, bool) {
 
 func (codeviewEngine) Symbols(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
 	ss, err := codeview.Symbols(ctx, codeview.Language(lang), src)
-	if err != nil {
+	if err != nil && !errors.Is(err, codeview.ErrTruncated) {
 		return nil, unsupported(err)
 	}
 	out := make([]Symbol, len(ss))
 	for i, s := range ss {
 		out[i] = Symbol{Name: s.Name, Path: s.Path, Kind: s.Kind, StartLine: s.StartLine, EndLine: s.EndLine, Depth: s.Depth}
 	}
-	return out, nil
+	return out, unsupported(err)
 }
 
 func (codeviewEngine) Skeleton(ctx context.Context, lang string, src []byte) (string, error) {
@@ -61,10 +61,17 @@ func (codeviewEngine) Summary(ctx context.Context, p string, src []byte) string 
 	return codeview.Summary(ctx, p, src)
 }
 
-// unsupported maps codeview.ErrUnsupported to ErrUnsupported.
+// unsupported maps codeview.ErrUnsupported to ErrUnsupported and a
+// *codeview.TruncatedError to a *TruncatedError.
 func unsupported(err error) error {
-	if err != nil && errors.Is(err, codeview.ErrUnsupported) {
+	var te *codeview.TruncatedError
+	switch {
+	case err == nil:
+		return nil
+	case errors.Is(err, codeview.ErrUnsupported):
 		return fmt.Errorf("%w (%w)", ErrUnsupported, err)
+	case errors.As(err, &te):
+		return &TruncatedError{Reason: te.Reason}
 	}
 	return err
 }

@@ -57,7 +57,10 @@
 //     fenced as text. A language the engine does not support falls back to
 //     summary, Item.Fallback says why and the header says so, like the
 //     other suffixes: "### `{label}` (Summary; skeleton not supported)"
-//     ("(Summary; no custom slices)" for a custom view without slices).
+//     ("(Summary; no custom slices)" for a custom view without slices). A view that a limit of the
+//     engine cut (codeview: symbols nested deeper than 64 levels, a view
+//     over 64 KiB plus 4 bytes per source byte) is shown as cut, and
+//     Item.Truncated says what was left out (see [TruncatedError]).
 //   - none: "(context excluded)".
 //   - custom: only the custom slices, each "[Slice: <tag>] (<comment>)",
 //     "Lines <start>-<end>:" and the lines, joined by blank lines, fenced.

@@ -22,6 +22,23 @@ const (
 // render. The pipeline then falls back to the summary view and records why.
 var ErrUnsupported = errors.New("language not supported by this view")
 
+// ErrTruncated is matched (errors.Is) by every [*TruncatedError].
+var ErrTruncated = errors.New("view cut by a limit")
+
+// TruncatedError is returned by an [Engine] together with a view or symbol
+// list that one of its limits cut (the default engine's are
+// codeview.MaxDepth and codeview.MaxOutputBytes): the result is complete up
+// to the limit. The pipeline shows the view and records Reason in
+// Item.Truncated.
+type TruncatedError struct {
+	Reason string
+}
+
+func (e *TruncatedError) Error() string { return "view cut: " + e.Reason }
+
+// Is makes errors.Is(err, ErrTruncated) true.
+func (e *TruncatedError) Is(target error) bool { return target == ErrTruncated }
+
 // Symbol is a named declaration found by an [Engine].
 type Symbol struct {
 	Name, Path, Kind   string
@@ -33,7 +50,9 @@ type Symbol struct {
 // is package aggregate/codeview (tree-sitter); tests may pass their own.
 //
 // Every method must be a pure function of its arguments and safe for
-// concurrent use, so that views can be cached by content hash.
+// concurrent use, so that views can be cached by content hash. Symbols,
+// Skeleton, Outline and Mask may return their result together with a
+// [*TruncatedError] when a limit cut it.
 type Engine interface {
 	// Detect returns the language of path, or false when the structural
 	// views do not support it.

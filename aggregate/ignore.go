@@ -3,6 +3,10 @@ package aggregate
 import (
 	"bufio"
 	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"syscall"
 
 	"os"
 	"path/filepath"
@@ -14,10 +18,21 @@ import (
 )
 
 // Ignorer decides which paths globs and directory walks skip. Paths named
-// explicitly in the files list are never subject to it.
+// explicitly in the files list are never subject to it. An Ignorer that
+// also has a method Err() error (as [GitIgnore] does) stops a walk with
+// that error when it is not nil: rules that could not be read must not let
+// ignored files through.
 type Ignorer interface {
 	// Ignored reports whether abs, an absolute clean host path, is ignored.
 	Ignored(abs string, isDir bool) bool
+}
+
+// ignoreErr is the error of an Ignorer with an Err method, else nil.
+func ignoreErr(ign Ignorer) error {
+	if e, ok := ign.(interface{ Err() error }); ok {
+		return e.Err()
+	}
+	return nil
 }
 
 // maxIgnoreFile bounds how much of one ignore file is read.
@@ -27,11 +42,18 @@ const maxIgnoreFile = 1 << 20
 // .gitignore file of every directory (nested files refine their parents')
 // and .git/info/exclude. A path inside an ignored directory is ignored. It
 // reads each ignore file once, lazily; it is not safe for concurrent use.
+// An ignore file that exists but cannot be read (a FIFO, a directory, over
+// 1 MiB, no permission) is an error, reported by [GitIgnore.Err].
 type GitIgnore struct {
 	root     string
 	patterns map[string][]gitignore.Pattern // by slash-joined dir parts
 	dirs     map[string]bool                // ignored-directory memo
+	err      error                          // the first ignore file that could not be read
 }
+
+// Err returns the first error reading an ignore file, naming it relative to
+// the repository root, or nil.
+func (g *GitIgnore) Err() error { return g.err }
 
 // NewGitIgnore returns the rules of the repository that contains dir: the
 // nearest ancestor of dir (or dir itself) holding a .git entry. Without one,
@@ -94,16 +116,27 @@ func (g *GitIgnore) load(dir []string) []gitignore.Pattern {
 	base := filepath.Join(append([]string{g.root}, dir...)...)
 	var ps []gitignore.Pattern
 	if len(dir) == 0 {
-		ps = append(ps, readIgnoreFile(filepath.Join(base, ".git", "info", "exclude"), dir)...)
+		ps = append(ps, g.readIgnoreFile(filepath.Join(base, ".git", "info", "exclude"), dir)...)
 	}
-	ps = append(ps, readIgnoreFile(filepath.Join(base, ".gitignore"), dir)...)
+	ps = append(ps, g.readIgnoreFile(filepath.Join(base, ".gitignore"), dir)...)
 	g.patterns[key] = ps
 	return ps
 }
 
-func readIgnoreFile(p string, domain []string) []gitignore.Pattern {
+func (g *GitIgnore) readIgnoreFile(p string, domain []string) []gitignore.Pattern {
 	data, _, err := fileio.Read(p, maxIgnoreFile)
-	if err != nil {
+	switch {
+	case err == nil:
+	case errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR):
+		return nil
+	default:
+		if g.err == nil {
+			rel, rerr := filepath.Rel(g.root, p)
+			if rerr != nil {
+				rel = filepath.Base(p)
+			}
+			g.err = fmt.Errorf("%s: %s (an ignore file ctx cannot read would let ignored files through)", filepath.ToSlash(rel), fileio.Describe(err))
+		}
 		return nil
 	}
 	var ps []gitignore.Pattern

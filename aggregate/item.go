@@ -131,6 +131,10 @@ type Item struct {
 	// it alone: the views from RequestedViewMode on and the limit behind each
 	// step, as "full → skeleton → omitted (max_tokens 4000)".
 	Degraded string `json:"degraded,omitempty"`
+	// Truncated says what a limit of the view left out, "" when none did:
+	// symbols nested deeper than codeview.MaxDepth, or a view longer than
+	// codeview.MaxOutputBytes (the view's text ends with a line saying so).
+	Truncated string `json:"truncated,omitempty"`
 	// AutoAggregate is false for items kept out of the markdown.
 	AutoAggregate bool `json:"auto_aggregate"`
 	ForceFull     bool `json:"force_full,omitempty"`

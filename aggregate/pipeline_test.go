@@ -350,7 +350,7 @@ func TestNumberingConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			paths[i], errs[i] = WriteNumbered(dir, "ns", payload(i))
+			paths[i], errs[i] = WriteNumbered(context.Background(), dir, "ns", payload(i))
 		}()
 	}
 	wg.Wait()
@@ -383,7 +383,7 @@ func TestNumberingConcurrent(t *testing.T) {
 	if next, _ := NextIncrement(dir, "ns"); next != 8+n {
 		t.Errorf("NextIncrement = %d", next)
 	}
-	if _, err := WriteNumbered(dir, "../x", nil); err == nil {
+	if _, err := WriteNumbered(context.Background(), dir, "../x", nil); err == nil {
 		t.Error("a namespace with a slash was accepted")
 	}
 }

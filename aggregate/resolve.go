@@ -303,6 +303,9 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, err
 	}
+	if err := ignoreErr(r.ign); err != nil {
+		return nil, err
+	}
 	sort.Slice(files, func(i, j int) bool { return filepath.ToSlash(files[i]) < filepath.ToSlash(files[j]) })
 	return files, nil
 }

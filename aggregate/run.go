@@ -21,6 +21,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/internal/goroutine"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
@@ -441,19 +442,23 @@ func readBounded(abs, label string, limit int64, b *fileio.Boundary) fileData {
 
 // parallel runs fn(i) for i in [0, n) on at most workers goroutines and
 // stops early when ctx is done. Results are stored by index by fn itself.
+// A panic of fn is raised again in the caller's goroutine once every worker
+// is done (an unrecovered panic in a worker would end the process).
 func parallel(ctx context.Context, n, workers int, progress func(done, total int), fn func(i int)) error {
 	var (
-		wg   sync.WaitGroup
-		mu   sync.Mutex
-		done int
-		next = make(chan int)
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		done   int
+		next   = make(chan int)
+		panics goroutine.Catcher
 	)
+	defer panics.Repanic()
 	for w := 0; w < min(workers, max(n, 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				fn(i)
+				panics.Do(func() { fn(i) })
 				if progress != nil {
 					mu.Lock()
 					done++
@@ -588,6 +593,7 @@ func buildItem(ctx context.Context, o Options, t target) Item {
 	}
 	res := View(ctx, o.Engine, t.label, text, t.file, mode)
 	it.ViewMode, it.Language, it.Fallback, it.Slices = res.Mode, res.Language, res.Fallback, res.Slices
+	it.Truncated = res.Truncated
 	it.Content, it.fence = res.Text, res.Fence
 	it.Status = StatusOK
 	if o.budgeted() {
@@ -765,7 +771,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 			return nil, err
 		}
 		// the file ends with a newline, like the --stdout output
-		p, err := WriteNumbered(o.OutputDir, o.Namespace, []byte(res.Markdown+"\n"))
+		p, err := WriteNumbered(ctx, o.OutputDir, o.Namespace, []byte(res.Markdown+"\n"))
 		if err != nil {
 			return nil, err
 		}
@@ -816,8 +822,10 @@ const maxClaims = 10000
 // WriteNumbered writes data to the next free {namespace}_{NNN}.md in dir,
 // creating dir. The file is created exclusively from a fully written
 // temporary file, so concurrent writers never share a number and readers
-// never see a partial file; a taken number is skipped.
-func WriteNumbered(dir, namespace string, data []byte) (string, error) {
+// never see a partial file; a taken number is skipped. When ctx is done
+// before the file is in place, it returns the context's error and leaves
+// nothing behind.
+func WriteNumbered(ctx context.Context, dir, namespace string, data []byte) (string, error) {
 	if err := checkNamespace(namespace); err != nil {
 		return "", err
 	}
@@ -830,9 +838,12 @@ func WriteNumbered(dir, namespace string, data []byte) (string, error) {
 	}
 	for range maxClaims {
 		p := filepath.Join(dir, OutputName(namespace, n))
-		err := atomicfile.CreateExclusive(p, data, 0o644)
+		err := atomicfile.CreateExclusive(ctx, p, data, 0o644)
 		if err == nil {
 			return p, nil
+		}
+		if cerr := ctx.Err(); cerr != nil {
+			return "", cerr
 		}
 		if !errors.Is(err, os.ErrExist) {
 			return "", fmt.Errorf("failed to write output: %w", err)

@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"context"
+	"errors"
 
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -68,7 +69,7 @@ func ComputeFileStats(ctx context.Context, eng Engine, est measure.Estimator, la
 	sz := measure.Measure(src, est)
 	fs.Lines, fs.Tokens = sz.Lines, sz.Tokens
 	if lang, ok := eng.Detect(label); ok {
-		if syms, err := eng.Symbols(ctx, lang, src); err == nil {
+		if syms, err := eng.Symbols(ctx, lang, src); err == nil || errors.Is(err, ErrTruncated) {
 			fs.Symbols = len(syms)
 		}
 	}

@@ -53,8 +53,11 @@ type ViewResult struct {
 	Fence    string
 	Binary   bool
 	Fallback string
-	Slices   []SliceResult
-	Err      error // the view failed; Text holds the error
+	// Truncated says what a limit of the engine left out of the view
+	// (see [TruncatedError]); the view is still shown.
+	Truncated string
+	Slices    []SliceResult
+	Err       error // the view failed; Text holds the error
 }
 
 // Body returns the view as the markdown shows it: Text in its fence, if any.
@@ -138,6 +141,9 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 			err = nil
 			break
 		}
+		if te := (*TruncatedError)(nil); errors.As(err, &te) {
+			res.Truncated, err = te.Reason, nil
+		}
 		if err == nil {
 			res.Text, res.Fence = out, fenceLang
 			if mode == ViewOutline {
@@ -191,8 +197,9 @@ func effectiveMask(ctx context.Context, eng Engine, lang string, src []byte, ite
 		mask[k] = v
 	}
 	if item.ASTDefinitions || item.ASTSignatures {
+		// a list cut by a limit masks what it lists (Mask reports the cut)
 		syms, err := eng.Symbols(ctx, lang, src)
-		if err != nil {
+		if err != nil && !errors.Is(err, ErrTruncated) {
 			return nil, err
 		}
 		def := MaskSig

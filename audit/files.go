@@ -22,6 +22,10 @@ const (
 	// CodeFileFallback: the view is not supported for the file, so a
 	// summary was shown (info).
 	CodeFileFallback Code = "file_fallback"
+	// CodeFileTruncated: a limit of the view cut it (symbols nested too
+	// deep, a view over its size limit), so the agent is given less than
+	// the view would show (warning).
+	CodeFileTruncated Code = "file_truncated"
 	// CodeSliceOrphaned: a custom slice could not be found in the current
 	// file and is not shown; RelatedID names it by tag, or by its recorded
 	// lines "lines S-E" when untagged (warning).
@@ -29,8 +33,8 @@ const (
 )
 
 // fileFindings audits the files rows of m, in order: per row, file_error,
-// file_omitted, file_degraded, file_fallback, then slice_orphaned for each
-// orphaned slice. A manifest without files has none.
+// file_omitted, file_degraded, file_fallback, file_truncated, then
+// slice_orphaned for each orphaned slice. A manifest without files has none.
 func fileFindings(m *manifest.Manifest) []Finding {
 	var out []Finding
 	for _, r := range m.Files {
@@ -51,6 +55,9 @@ func fileFindings(m *manifest.Manifest) []Finding {
 		}
 		if r.Fallback != "" {
 			add(CodeFileFallback, Info, "")
+		}
+		if r.Truncated != "" && r.Status != aggregate.StatusOmitted {
+			add(CodeFileTruncated, Warning, "")
 		}
 		for _, s := range r.Slices {
 			if s.Resolution != aggregate.ResolutionOrphaned {

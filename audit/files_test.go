@@ -35,9 +35,11 @@ func TestFileFindings(t *testing.T) {
 		{Tag: "gone", Resolution: "orphaned", StartLine: 5, EndLine: 6},
 		{Resolution: "orphaned", StartLine: 7, EndLine: 9},
 	}
+	deep := row("deep.cpp", "ok")
+	deep.ViewMode, deep.Truncated = "outline", "symbols nested deeper than 64 levels are not listed"
 	shot := row("s.png", "error")
 	shot.Kind, shot.Error = "screenshot", "file not found: s.png"
-	m.Files = []manifest.FileRow{ok, missing, omitted, degraded, fallback, sliced, shot}
+	m.Files = []manifest.FileRow{ok, missing, omitted, degraded, fallback, sliced, deep, shot}
 	m.Sections = []manifest.Section{manifest.NewSection(manifest.SectionFiles, "## Files\n\n### `ok.py`", nil)}
 
 	rep, err := audit.Run(m, audit.Thresholds{LayerTokens: math.Inf(1), TotalTokens: 0}, nil)
@@ -57,6 +59,7 @@ func TestFileFindings(t *testing.T) {
 		"file:notes.md file_fallback info : skeleton view not supported for md files; summary shown",
 		`file:lib.py slice_orphaned warning gone: custom slice "gone" (lines 5-6) not found in the file; not shown`,
 		"file:lib.py slice_orphaned warning lines 7-9: custom slice at lines 7-9 not found in the file; not shown",
+		"file:deep.cpp file_truncated warning : outline view cut: symbols nested deeper than 64 levels are not listed",
 		"screenshot:s.png file_error warning : file not found: s.png",
 		" oversized_total warning : 6 tokens in total, over 0",
 	}

@@ -142,6 +142,9 @@ var rules = []struct {
 		}
 		return string(a.file.RequestedViewMode) + " view not supported; " + string(a.file.ViewMode) + " shown"
 	}},
+	{Rule{CodeFileTruncated, "A limit of a file's view cut it (symbols nested too deep, a view too long), so the agent is given less of it."}, ofFile, func(a about) string {
+		return string(a.file.ViewMode) + " view cut: " + a.file.Truncated
+	}},
 	{Rule{CodeSliceOrphaned, "A custom slice of a file was not found in its current text, so it is not shown."}, ofFile, func(a about) string {
 		where := "at " + a.f.RelatedID
 		if s := orphan(a.file, a.f); s != nil && s.Tag != "" {

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -89,7 +90,8 @@ func WriteTemplate(dir string, name profile.Name) (string, error) {
 	if _, err := os.Lstat(p); err == nil {
 		return p, ErrExists
 	}
-	if err := atomicfile.CreateExclusive(p, []byte(Template(name)), 0o644); err != nil {
+	// a few kilobytes: no context to stop it
+	if err := atomicfile.CreateExclusive(context.Background(), p, []byte(Template(name)), 0o644); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return p, ErrExists
 		}

@@ -2,6 +2,7 @@ package config
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -263,7 +264,7 @@ func saveUserPreset(userConfigDir, shown string, p aggregate.Preset, replace boo
 	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(file, out, 0o644)
+	return atomicfile.WriteFile(context.Background(), file, out, 0o644) // small: never cut off midway
 }
 
 // DeleteUserPreset removes the [presets.NAME] table of the user's presets
@@ -308,7 +309,7 @@ func deleteUserPreset(userConfigDir, shown, name string) error {
 	if err != nil || len(got) != len(ps)-1 {
 		return fmt.Errorf("%s: cannot remove preset %s without breaking the file; edit it by hand", shown, name)
 	}
-	return atomicfile.WriteFile(file, []byte(rest), 0o644)
+	return atomicfile.WriteFile(context.Background(), file, []byte(rest), 0o644) // small: never cut off midway
 }
 
 // readPresetsFile reads the user's presets file (named shown in errors);

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/goroutine"
 )
 
 // The original's inline limits.
@@ -95,13 +97,18 @@ func readAll(ctx context.Context, r AttachmentResolver, keys []string, n int) (m
 	results := make([]readResult, len(keys))
 	work := make(chan int)
 	var wg sync.WaitGroup
+	// a panic of a resolver is raised again here, once the workers are done
+	var panics goroutine.Catcher
+	defer panics.Repanic()
 	for range min(n, len(keys)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for i := range work {
-				s, err := r.Read(ctx, keys[i])
-				results[i] = readResult{content: validUTF8(s), err: err}
+				panics.Do(func() {
+					s, err := r.Read(ctx, keys[i])
+					results[i] = readResult{content: validUTF8(s), err: err}
+				})
 			}
 		}()
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -145,63 +146,73 @@ func TestProperties(t *testing.T) {
 	for seed := range uint64(400) {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
 		msgs, _, o := genConversation(r)
-		before := snapshot(t, msgs)
-		res, err := Build(context.Background(), msgs, o)
-		// Input never mutated, whatever happened.
-		if after := snapshot(t, msgs); after != before {
-			t.Fatalf("seed %d: input mutated", seed)
+		checkBuild(t, fmt.Sprintf("seed %d", seed), msgs, o)
+	}
+}
+
+// checkBuild builds msgs with o and checks the properties every build has:
+// the input is not mutated, the output is a subsequence of the eligible
+// input (the applied summary aside), every message is sent or dropped
+// once, the report's token count is a recount and holds the budget, the
+// count limit holds, and building again gives the same result.
+func checkBuild(t *testing.T, label string, msgs []Message, o Options) {
+	t.Helper()
+	before := snapshot(t, msgs)
+	res, err := Build(context.Background(), msgs, o)
+	// Input never mutated, whatever happened.
+	if after := snapshot(t, msgs); after != before {
+		t.Fatalf("%s: input mutated", label)
+	}
+	if err != nil {
+		if o.MaxContextTokens.IsSet() && errors.Is(err, ErrTokenBudget) {
+			return
 		}
-		if err != nil {
-			if o.MaxContextTokens.IsSet() && errors.Is(err, ErrTokenBudget) {
-				continue
-			}
-			t.Fatalf("seed %d: %v", seed, err)
+		t.Fatalf("%s: %v", label, err)
+	}
+	// Output order: a subsequence of the eligible input, apart from the
+	// applied summary, which comes first (after the system message).
+	var got []string
+	for _, m := range res.Messages {
+		if res.Report.Compaction != nil && m.ID == res.Report.Compaction.SummaryMessageID {
+			continue
 		}
-		// Output order: a subsequence of the eligible input, apart from the
-		// applied summary, which comes first (after the system message).
-		var got []string
-		for _, m := range res.Messages {
-			if res.Report.Compaction != nil && m.ID == res.Report.Compaction.SummaryMessageID {
-				continue
-			}
-			got = append(got, m.ID)
+		got = append(got, m.ID)
+	}
+	if !isSubsequence(got, eligibleOrder(msgs)) {
+		t.Fatalf("%s: output %v not a subsequence of %v", label, got, eligibleOrder(msgs))
+	}
+	// Every input message is either in the output or dropped, once.
+	seen := map[string]int{}
+	for _, m := range res.Messages {
+		seen[m.ID]++
+	}
+	for _, d := range res.Report.Dropped {
+		seen[d.ID]++
+	}
+	for _, m := range msgs {
+		if seen[m.ID] != 1 {
+			t.Fatalf("%s: message %s accounted %d times", label, m.ID, seen[m.ID])
 		}
-		if !isSubsequence(got, eligibleOrder(msgs)) {
-			t.Fatalf("seed %d: output %v not a subsequence of %v", seed, got, eligibleOrder(msgs))
-		}
-		// Every input message is either in the output or dropped, once.
-		seen := map[string]int{}
-		for _, m := range res.Messages {
-			seen[m.ID]++
-		}
-		for _, d := range res.Report.Dropped {
-			seen[d.ID]++
-		}
-		for _, m := range msgs {
-			if seen[m.ID] != 1 {
-				t.Fatalf("seed %d: message %s accounted %d times", seed, m.ID, seen[m.ID])
-			}
-		}
-		// The token budget holds, on an independent recount.
-		total := 0
-		for _, m := range res.Messages {
-			total += MessageTokens(nil, m)
-		}
-		if total != res.Report.TokensAfter {
-			t.Fatalf("seed %d: report says %d tokens, recount %d", seed, res.Report.TokensAfter, total)
-		}
-		if o.MaxContextTokens.Exceeded(int64(total)) {
-			t.Fatalf("seed %d: %d tokens over budget %s", seed, total, o.MaxContextTokens)
-		}
-		// The count limit holds (pinned head aside).
-		if n, ok := o.MaxContextMessageCount.Value(); ok && int64(len(res.Messages)) > n+3 {
-			t.Fatalf("seed %d: %d messages for limit %d", seed, len(res.Messages), n)
-		}
-		// Building is deterministic.
-		again, err := Build(context.Background(), msgs, o)
-		if err != nil || snapshot(t, again) != snapshot(t, res) {
-			t.Fatalf("seed %d: second build differs (%v)", seed, err)
-		}
+	}
+	// The token budget holds, on an independent recount.
+	total := 0
+	for _, m := range res.Messages {
+		total += MessageTokens(nil, m)
+	}
+	if total != res.Report.TokensAfter {
+		t.Fatalf("%s: report says %d tokens, recount %d", label, res.Report.TokensAfter, total)
+	}
+	if o.MaxContextTokens.Exceeded(int64(total)) {
+		t.Fatalf("%s: %d tokens over budget %s", label, total, o.MaxContextTokens)
+	}
+	// The count limit holds (pinned head aside).
+	if n, ok := o.MaxContextMessageCount.Value(); ok && int64(len(res.Messages)) > n+3 {
+		t.Fatalf("%s: %d messages for limit %d", label, len(res.Messages), n)
+	}
+	// Building is deterministic.
+	again, err := Build(context.Background(), msgs, o)
+	if err != nil || snapshot(t, again) != snapshot(t, res) {
+		t.Fatalf("%s: second build differs (%v)", label, err)
 	}
 }
 

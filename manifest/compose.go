@@ -132,6 +132,7 @@ func fileRow(it *aggregate.Item) FileRow {
 	r := FileRow{
 		Entry: it.Entry, Path: it.Path, RealPath: it.RealPath, ViewMode: it.ViewMode, Language: it.Language,
 		Status: it.RowStatus(), Error: it.Error, Fallback: it.Fallback, Degraded: it.Degraded,
+		Truncated: it.Truncated,
 	}
 	if it.RequestedViewMode != "" && it.RequestedViewMode != it.ViewMode {
 		r.RequestedViewMode = it.RequestedViewMode

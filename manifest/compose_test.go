@@ -188,3 +188,18 @@ func TestBuildPathsRelativeToProject(t *testing.T) {
 		t.Errorf("files %+v history %+v", m.Files, m.History)
 	}
 }
+
+// A view cut by a limit of codeview is recorded in its row (and the
+// manifest stays valid and round-trips: build validates and decodes it).
+func TestBuildFilesTruncated(t *testing.T) {
+	deep := strings.Repeat("namespace n {\n", 200) + strings.Repeat("}\n", 200)
+	dir := writeTree(t, map[string]string{"deep.cpp": deep, "AGENTS.md": "rules\n"})
+	none := func(string) string { return "" }
+	m := build(t, manifest.Options{
+		Discover: discover.Options{Agent: "codex", ProjectDir: dir, SharedMode: discover.SharedDisabled, Getenv: none},
+		Files:    &aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "deep.cpp", ViewMode: aggregate.ViewOutline}}},
+	})
+	if len(m.Files) != 1 || m.Files[0].Truncated != "symbols nested deeper than 64 levels are not listed" || m.Files[0].Status != "ok" {
+		t.Fatalf("row %+v", m.Files)
+	}
+}

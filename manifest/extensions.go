@@ -70,6 +70,10 @@ type FileRow struct {
 	// Degraded records the token budget's steps and limits, as
 	// "full → skeleton (max_tokens 4000)"; "" when it left the file alone.
 	Degraded string `json:"degraded,omitempty"`
+	// Truncated says what a limit of the view left out (nesting deeper than
+	// the outline lists, a view over its size limit): see
+	// aggregate.Item.Truncated; "" when none did.
+	Truncated string `json:"truncated,omitempty"`
 
 	SourceBytes  *int    `json:"source_bytes"`
 	SourceChars  *int    `json:"source_chars"`

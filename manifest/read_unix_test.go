@@ -3,8 +3,18 @@
 package manifest_test
 
 import (
+	"context"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
+	"time"
+
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/manifest"
 )
 
 // TestSpecialFiles pins that a FIFO is unreadable (reading it would block),
@@ -32,5 +42,99 @@ func TestSpecialFiles(t *testing.T) {
 	}
 	if s := row(t, m, "through"); s.Status != "missing" || s.CanonicalPath != dir+"/plain.md/AGENTS.md" {
 		t.Errorf("a path through a file: status %s, canonical %q; want missing", s.Status, s.CanonicalPath)
+	}
+}
+
+// AGENTS.md is swapped between a regular file and a FIFO while the manifest
+// (with the codex profile, which reads it too) is built over and over:
+// every build ends, with the file available or unreadable, never a hang.
+func TestAgentsSwapRace(t *testing.T) {
+	dir := project(t, map[string]string{"AGENTS.md": "rules\n"})
+	p := filepath.Join(dir, "AGENTS.md")
+	file, fifo := filepath.Join(dir, ".file.tmp"), filepath.Join(dir, ".fifo.tmp")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	os.Remove(fifo)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; !stop.Load(); i++ {
+			if i%2 == 0 {
+				if err := syscall.Mkfifo(fifo, 0o644); err == nil {
+					os.Rename(fifo, p)
+				}
+			} else if err := os.WriteFile(file, []byte("rules\n"), 0o644); err == nil {
+				os.Rename(file, p)
+			}
+			time.Sleep(50 * time.Microsecond)
+		}
+	}()
+	defer func() { stop.Store(true); wg.Wait() }()
+	o := manifest.Options{Profile: "codex", Discover: discover.Options{
+		Agent: "codex", ProjectDir: dir, Home: dir + "/home", SharedMode: discover.SharedDisabled,
+	}}
+	deadline := time.Now().Add(30 * time.Second)
+	seen := map[manifest.Status]int{}
+	for i := range 300 {
+		type result struct {
+			m   *manifest.Manifest
+			err error
+		}
+		done := make(chan result, 1)
+		go func() {
+			m, err := manifest.Build(context.Background(), o)
+			done <- result{m, err}
+		}()
+		select {
+		case r := <-done:
+			if r.err != nil {
+				t.Fatalf("build %d: %v", i, r.err)
+			}
+			for _, s := range r.m.Sources {
+				if s.Path == p {
+					seen[s.Status]++
+					if s.Status != manifest.StatusAvailable && s.Status != manifest.StatusUnreadable {
+						t.Fatalf("build %d: AGENTS.md is %s", i, s.Status)
+					}
+				}
+			}
+		case <-time.After(time.Until(deadline)):
+			t.Fatalf("build %d hangs (%v before)", i, seen)
+		}
+	}
+	t.Logf("AGENTS.md in 300 builds: %v", seen)
+}
+
+// A 2 GiB sparse AGENTS.md is refused by its size (unreadable) without
+// being read: quickly, and allocating far less than the 64 MiB cap.
+func TestSparseAgentsRefusedUnread(t *testing.T) {
+	dir := project(t, map[string]string{"AGENTS.md": ""})
+	if err := os.Truncate(filepath.Join(dir, "AGENTS.md"), 2<<30); err != nil {
+		t.Skipf("cannot make a sparse file: %v", err)
+	}
+	o := manifest.Options{Discover: discover.Options{
+		Agent: "codex", ProjectDir: dir, Home: dir + "/home", SharedMode: discover.SharedDisabled,
+	}}
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	start := time.Now()
+	m, err := manifest.Build(context.Background(), o)
+	took := time.Since(start)
+	runtime.ReadMemStats(&m1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := row(t, m, "project_agents"); s.Status != manifest.StatusUnreadable {
+		t.Errorf("a 2 GiB AGENTS.md is %s, want unreadable", s.Status)
+	}
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("building allocated %d MiB", alloc>>20)
+	}
+	if took > 2*time.Second {
+		t.Errorf("building took %v", took)
 	}
 }

@@ -275,6 +275,7 @@ func braceSkeleton(ctx context.Context, lang Language, src []byte, root treesitt
 
 type braceSymbolizer struct {
 	canceler
+	lim  symLimits
 	lang Language
 	src  []byte
 	sep  string
@@ -297,8 +298,13 @@ func (sc scope) path(sep, name string) string {
 }
 
 // add records a symbol whose range is rangeNode's and whose signature elides
-// body (when not null). It returns the scope for the symbol's members.
-func (s *braceSymbolizer) add(sc scope, kind, name string, rangeNode, body treesitter.Node) scope {
+// body (when not null). It returns the scope for the symbol's members, and
+// false when the limits left the symbol out (its members are then not
+// walked).
+func (s *braceSymbolizer) add(sc scope, kind, name string, rangeNode, body treesitter.Node) (scope, bool) {
+	if !s.lim.admit(sc.depth, len(sc.prefix)+len(s.sep)+2*len(name)) {
+		return scope{}, false
+	}
 	path := sc.path(s.sep, name)
 	src := s.src
 	sy := sym{
@@ -313,11 +319,11 @@ func (s *braceSymbolizer) add(sc scope, kind, name string, rangeNode, body trees
 		}
 	}
 	s.out = append(s.out, sy)
-	return scope{prefix: path, depth: sc.depth + 1}
+	return scope{prefix: path, depth: sc.depth + 1}, true
 }
 
 func braceSymbols(ctx context.Context, lang Language, src []byte, root treesitter.Node) ([]sym, error) {
-	s := &braceSymbolizer{canceler: canceler{ctx: ctx}, lang: lang, src: src, sep: "."}
+	s := &braceSymbolizer{canceler: canceler{ctx: ctx}, lim: newSymLimits(len(src)), lang: lang, src: src, sep: "."}
 	if lang == CPP || lang == Rust {
 		s.sep = "::"
 	}
@@ -325,13 +331,13 @@ func braceSymbols(ctx context.Context, lang Language, src []byte, root treesitte
 	if s.err != nil {
 		return nil, s.err
 	}
-	return s.out, nil
+	return s.out, s.lim.err(len(src))
 }
 
 // children walks the named children of n.
 func (s *braceSymbolizer) children(n treesitter.Node, sc scope) {
 	for _, c := range n.NamedChildren() {
-		if !s.check() {
+		if !s.check() || s.lim.full {
 			return
 		}
 		s.node(c, sc, c)
@@ -430,8 +436,8 @@ func (s *braceSymbolizer) cNode(n treesitter.Node, sc scope, rn treesitter.Node)
 		}
 		kind := map[string]string{"struct_specifier": "Struct", "union_specifier": "Union",
 			"class_specifier": "Class", "enum_specifier": "Enum"}[n.Type()]
-		inner := s.add(sc, kind, name.Text(src), rn, body)
-		if s.lang == CPP && kind != "Enum" {
+		inner, ok := s.add(sc, kind, name.Text(src), rn, body)
+		if ok && s.lang == CPP && kind != "Enum" {
 			inner.inClass = true
 			s.children(body, inner)
 		}
@@ -451,8 +457,8 @@ func (s *braceSymbolizer) cNode(n treesitter.Node, sc scope, rn treesitter.Node)
 			name = nn.Text(src)
 		}
 		body := n.ChildByField("body")
-		inner := s.add(sc, "Namespace", name, rn, body)
-		if !body.IsNull() {
+		inner, ok := s.add(sc, "Namespace", name, rn, body)
+		if ok && !body.IsNull() {
 			s.children(body, inner)
 		}
 	case "template_declaration":
@@ -524,8 +530,9 @@ func (s *braceSymbolizer) goNode(n treesitter.Node, sc scope) {
 		if recv != "" {
 			path = recv + "." + name
 		}
-		s.add(sc, "Method", path, n, n.ChildByField("body"))
-		s.out[len(s.out)-1].Name = name
+		if _, ok := s.add(sc, "Method", path, n, n.ChildByField("body")); ok {
+			s.out[len(s.out)-1].Name = name
+		}
 	case "type_declaration":
 		specs := n.NamedChildren()
 		var typeSpecs []treesitter.Node
@@ -621,9 +628,10 @@ func (s *braceSymbolizer) jsNode(n treesitter.Node, sc scope, rn treesitter.Node
 			return
 		}
 		body := n.ChildByField("body")
-		inner := s.add(sc, "Class", name, rn, body)
-		inner.inClass = true
-		s.children(body, inner)
+		if inner, ok := s.add(sc, "Class", name, rn, body); ok {
+			inner.inClass = true
+			s.children(body, inner)
+		}
 	case "function_declaration", "generator_function_declaration", "function_signature":
 		kind := "Func"
 		if hasChildType(n, "async") {
@@ -668,9 +676,10 @@ func (s *braceSymbolizer) jsNode(n treesitter.Node, sc scope, rn treesitter.Node
 				s.add(sc, kind, dn.Text(src), rn, funcBody(s.lang, v))
 			case "class":
 				body := v.ChildByField("body")
-				inner := s.add(sc, "Class", dn.Text(src), rn, body)
-				inner.inClass = true
-				s.children(body, inner)
+				if inner, ok := s.add(sc, "Class", dn.Text(src), rn, body); ok {
+					inner.inClass = true
+					s.children(body, inner)
+				}
 			}
 		}
 	case "interface_declaration":
@@ -685,8 +694,8 @@ func (s *braceSymbolizer) jsNode(n treesitter.Node, sc scope, rn treesitter.Node
 			kind = "Module"
 		}
 		body := n.ChildByField("body")
-		inner := s.add(sc, kind, name, rn, body)
-		if !body.IsNull() {
+		inner, ok := s.add(sc, kind, name, rn, body)
+		if ok && !body.IsNull() {
 			s.children(body, inner)
 		}
 	}
@@ -720,13 +729,14 @@ func (s *braceSymbolizer) rustNode(n treesitter.Node, sc scope) {
 		s.add(sc, "Macro", name, n, treesitter.Node{})
 	case "trait_item":
 		body := n.ChildByField("body")
-		inner := s.add(sc, "Trait", name, n, body)
-		inner.inClass = true
-		s.children(body, inner)
+		if inner, ok := s.add(sc, "Trait", name, n, body); ok {
+			inner.inClass = true
+			s.children(body, inner)
+		}
 	case "mod_item":
 		body := n.ChildByField("body")
-		inner := s.add(sc, "Module", name, n, body)
-		if !body.IsNull() {
+		inner, ok := s.add(sc, "Module", name, n, body)
+		if ok && !body.IsNull() {
 			s.children(body, inner)
 		}
 	case "impl_item":
@@ -736,7 +746,9 @@ func (s *braceSymbolizer) rustNode(n treesitter.Node, sc scope) {
 			label = tr.Text(src) + " for " + typ
 		}
 		body := n.ChildByField("body")
-		s.add(sc, "Impl", label, n, body)
+		if _, ok := s.add(sc, "Impl", label, n, body); !ok {
+			return
+		}
 		// Methods are qualified by the implementing type, without generics.
 		if i := strings.IndexByte(typ, '<'); i >= 0 {
 			typ = typ[:i]
@@ -764,7 +776,10 @@ func (s *braceSymbolizer) javaNode(n treesitter.Node, sc scope) {
 	switch t := n.Type(); t {
 	case "class_declaration", "interface_declaration", "enum_declaration", "record_declaration", "annotation_type_declaration":
 		body := n.ChildByField("body")
-		inner := s.add(sc, kinds[t], name, n, body)
+		inner, ok := s.add(sc, kinds[t], name, n, body)
+		if !ok {
+			return
+		}
 		inner.inClass = true
 		for _, c := range body.NamedChildren() {
 			if c.Type() == "enum_body_declarations" {

@@ -128,7 +128,8 @@ func parse(ctx context.Context, lang Language, src []byte) (*parsed, error) {
 
 func (p *parsed) close() { p.tree.Close() }
 
-// symbols lists the symbols of a parsed file in source order.
+// symbols lists the symbols of a parsed file in source order. The error is
+// a *TruncatedError, with the symbols listed, when a limit left some out.
 func (p *parsed) symbols(ctx context.Context) ([]sym, error) {
 	if p.lang == Python {
 		return pySymbols(ctx, p.src, p.tree.Root())
@@ -137,7 +138,9 @@ func (p *parsed) symbols(ctx context.Context) ([]sym, error) {
 }
 
 // Symbols lists the symbols (classes, functions, methods, types, ...) of src
-// in source order, parents before their children.
+// in source order, parents before their children. Symbols nested deeper
+// than [MaxDepth], and those past the symbol budget, are not listed: the
+// list is then returned with a [*TruncatedError].
 func Symbols(ctx context.Context, lang Language, src []byte) ([]Symbol, error) {
 	p, err := parse(ctx, lang, src)
 	if err != nil {
@@ -145,44 +148,56 @@ func Symbols(ctx context.Context, lang Language, src []byte) ([]Symbol, error) {
 	}
 	defer p.close()
 	ss, err := p.symbols(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrTruncated) {
 		return nil, err
 	}
 	out := make([]Symbol, len(ss))
 	for i, s := range ss {
 		out[i] = s.Symbol
 	}
-	return out, nil
+	return out, err
 }
 
 // Skeleton returns src with every function and method body elided, keeping
 // imports, type and class declarations, signatures and docstrings or doc
 // comments. See the package documentation for the exact rules per language.
+// A skeleton longer than [MaxOutputBytes] is cut, ends with a line saying
+// so, and comes with a [*TruncatedError].
 func Skeleton(ctx context.Context, lang Language, src []byte) (string, error) {
 	p, err := parse(ctx, lang, src)
 	if err != nil {
 		return "", err
 	}
 	defer p.close()
+	var out string
 	if lang == Python {
-		return pySkeleton(ctx, src, p.tree.Root())
+		out, err = pySkeleton(ctx, src, p.tree.Root())
+	} else {
+		out, err = braceSkeleton(ctx, lang, src, p.tree.Root())
 	}
-	return braceSkeleton(ctx, lang, src, p.tree.Root())
+	if err != nil {
+		return "", err
+	}
+	out, err = capOutput(out, len(src))
+	return withNote(out, err), err
 }
 
 // Outline returns one line per symbol: two spaces of indent per depth, then
 // "[Kind] name (Lines s-e)". For Python, the first line of a docstring
-// follows its symbol, indented one level deeper.
+// follows its symbol, indented one level deeper. Symbols nested deeper than
+// [MaxDepth] are not listed and the outline stops at [MaxOutputBytes]; a cut
+// outline ends with a line saying why and comes with a [*TruncatedError].
 func Outline(ctx context.Context, lang Language, src []byte) (string, error) {
 	p, err := parse(ctx, lang, src)
 	if err != nil {
 		return "", err
 	}
 	defer p.close()
-	ss, err := p.symbols(ctx)
-	if err != nil {
-		return "", err
+	ss, trunc := p.symbols(ctx)
+	if trunc != nil && !errors.Is(trunc, ErrTruncated) {
+		return "", trunc
 	}
+	limit := MaxOutputBytes(len(src))
 	var b strings.Builder
 	for _, s := range ss {
 		indent := strings.Repeat("  ", s.Depth)
@@ -190,12 +205,17 @@ func Outline(ctx context.Context, lang Language, src []byte) (string, error) {
 		if s.Depth == 0 {
 			label = s.Path
 		}
-		fmt.Fprintf(&b, "%s[%s] %s (Lines %d-%d)\n", indent, s.Kind, label, s.StartLine, s.EndLine)
+		line := fmt.Sprintf("%s[%s] %s (Lines %d-%d)\n", indent, s.Kind, label, s.StartLine, s.EndLine)
 		if s.doc != "" {
-			fmt.Fprintf(&b, "%s  %s\n", indent, s.doc)
+			line += indent + "  " + s.doc + "\n"
 		}
+		if b.Len()+len(line) > limit {
+			trunc = joinTruncated(trunc, &TruncatedError{Reason: fmt.Sprintf("cut at %d bytes", limit)})
+			break
+		}
+		b.WriteString(line)
 	}
-	return b.String(), nil
+	return withNote(b.String(), trunc), trunc
 }
 
 // MaskMode says what [Mask] shows of a symbol.
@@ -239,17 +259,22 @@ func (e *UnknownSymbolsError) Error() string {
 //
 // Entries naming no symbol, or with another mode, are reported by an
 // *[UnknownSymbolsError]; the entries that did resolve are still rendered
-// and returned with it.
+// and returned with it. Symbols deeper than [MaxDepth] cannot be masked; a
+// mask longer than [MaxOutputBytes] stops before the piece that would cross
+// it, ends with a line saying so, and comes with a [*TruncatedError] (when
+// every entry resolved).
 func Mask(ctx context.Context, lang Language, src []byte, mask map[string]MaskMode) (string, error) {
 	p, err := parse(ctx, lang, src)
 	if err != nil {
 		return "", err
 	}
 	defer p.close()
-	ss, err := p.symbols(ctx)
-	if err != nil {
-		return "", err
+	ss, trunc := p.symbols(ctx)
+	if trunc != nil && !errors.Is(trunc, ErrTruncated) {
+		return "", trunc
 	}
+	limit := MaxOutputBytes(len(src))
+	size, cut := 0, false
 	found := map[string]bool{}
 	var parts []string
 	for _, s := range ss {
@@ -258,18 +283,22 @@ func Mask(ctx context.Context, lang Language, src []byte, mask map[string]MaskMo
 			continue
 		}
 		found[s.Path] = true
-		text := s.node.Text(src)
-		switch mode {
-		case MaskDef:
-		case MaskSig:
-			if s.sig != nil {
-				text = s.sig()
-			}
-		default:
+		if cut || (mode != MaskDef && mode != MaskSig) {
 			continue
 		}
+		text := s.node.Text(src)
+		if mode == MaskSig && s.sig != nil {
+			text = s.sig()
+		}
 		// Some grammars end preprocessor lines and comments with their newline.
-		parts = append(parts, linePrefix(src, s.node.StartByte())+strings.TrimRight(text, " \t\r\n"))
+		piece := linePrefix(src, s.node.StartByte()) + strings.TrimRight(text, " \t\r\n")
+		if size+len(piece)+2 > limit {
+			cut = true
+			trunc = joinTruncated(trunc, &TruncatedError{Reason: fmt.Sprintf("cut at %d bytes", limit)})
+			continue
+		}
+		size += len(piece) + 2
+		parts = append(parts, piece)
 	}
 	uerr := &UnknownSymbolsError{}
 	for path, mode := range mask {
@@ -285,6 +314,9 @@ func Mask(ctx context.Context, lang Language, src []byte, mask map[string]MaskMo
 		sort.Strings(uerr.Names)
 		sort.Strings(uerr.Modes)
 		return out, uerr
+	}
+	if trunc != nil {
+		return withNote(out, trunc), trunc
 	}
 	return out, nil
 }

@@ -97,6 +97,20 @@
 // "{ ... }" for its body; a declaration without a body is its definition)
 // or "hide". Each piece starts with the indentation of its first line.
 //
+// # Limits
+//
+// Every view stays linear in the size of its source, whatever its nesting
+// (otherwise an outline grows with the square of the depth: each line is
+// indented by its depth, each path repeats its parents'). Symbols nested
+// deeper than [MaxDepth] (64) levels are not listed, and their scopes are
+// not walked; the names and paths of the symbols listed stay within a
+// budget of 1 MiB plus 16 bytes per source byte; a skeleton, outline or mask
+// is at most [MaxOutputBytes] (64 KiB plus 4 bytes per source byte) and is
+// cut at the last whole line within it. A view that a limit cut ends with
+// the line "… (view cut: REASON)" and is returned with a [*TruncatedError]
+// (errors.Is(err, [ErrTruncated])); [Symbols] returns the symbols it listed
+// with the same error. Ordinary code is far from every limit.
+//
 // # Summaries
 //
 // [Summary] picks a format by extension. The first line is always

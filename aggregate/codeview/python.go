@@ -403,17 +403,21 @@ func pySkeleton(ctx context.Context, src []byte, root treesitter.Node) (string, 
 // nested in a function is a "Func" under its parent).
 func pySymbols(ctx context.Context, src []byte, root treesitter.Node) ([]sym, error) {
 	r := &pyRenderer{canceler: canceler{ctx: ctx}, src: src, lines: newLineIndex(src)}
+	lim := newSymLimits(len(src))
 	var out []sym
 	var walk func(n treesitter.Node, prefix string, depth int, inClass bool)
 	walk = func(n treesitter.Node, prefix string, depth int, inClass bool) {
 		for _, c := range n.Children() {
-			if !r.check() {
+			if !r.check() || lim.full {
 				return
 			}
 			switch {
 			case pyIsDef(c):
 				d := pyDefinition(c)
 				name := d.ChildByField("name").Text(src)
+				if !lim.admit(depth, len(prefix)+1+2*len(name)) {
+					continue // nor its body
+				}
 				path := name
 				if prefix != "" {
 					path = prefix + "." + name
@@ -460,7 +464,7 @@ func pySymbols(ctx context.Context, src []byte, root treesitter.Node) ([]sym, er
 	if r.err != nil {
 		return nil, r.err
 	}
-	return out, nil
+	return out, lim.err(len(src))
 }
 
 // signature renders a definition with its body elided: decorators, the

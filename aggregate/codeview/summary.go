@@ -2,6 +2,7 @@ package codeview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"regexp"
@@ -441,8 +442,9 @@ func codeSummary(ctx context.Context, lang Language, src []byte) (string, error)
 	if err != nil {
 		return "", err
 	}
+	// a symbol list cut by a limit still summarises the file
 	ss, err := p.symbols(ctx)
-	if err != nil {
+	if err != nil && !errors.Is(err, ErrTruncated) {
 		return "", err
 	}
 	groups := map[string][]string{}

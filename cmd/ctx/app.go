@@ -6,17 +6,23 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strings"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
+
+	"github.com/ctxaudit/ctx/internal/atomicfile"
+	"github.com/ctxaudit/ctx/internal/goroutine"
 )
 
-// Exit codes.
+// Exit codes; an interrupted run exits 128 + the signal's number (see
+// interrupted).
 const (
-	exitOK    = 0
-	exitCheck = 1
-	exitUsage = 2
+	exitOK       = 0
+	exitCheck    = 1
+	exitUsage    = 2 // bad flags or arguments, or bad input: a file, ctx.toml, a manifest
+	exitInternal = 3 // a crash (a bug in ctx) or a system error: an output that could not be written
 )
 
 // checkFailed is returned by a command whose check found problems: exit 1,
@@ -39,6 +45,55 @@ func usagef(format string, args ...any) error {
 	return &usageError{err: fmt.Errorf(format, args...)}
 }
 
+// systemError marks a failure that is not the input's fault: an output
+// that could not be written (exit 3).
+type systemError struct{ err error }
+
+func (e *systemError) Error() string { return e.err.Error() }
+func (e *systemError) Unwrap() error { return e.err }
+
+// writer is stdout for the commands: once the run is interrupted it writes
+// nothing more and fails, so that a command that finishes its work after a
+// signal (a library that recorded the cancellation as a file's error, say)
+// does not print a result as if nothing happened.
+type writer struct {
+	ctx context.Context
+	w   io.Writer
+}
+
+func (w writer) Write(p []byte) (int, error) {
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := w.w.Write(p)
+	if err != nil {
+		err = &systemError{fmt.Errorf("cannot write the output: %w", err)}
+	}
+	return n, err
+}
+
+// exitCode classifies the error of a run: 1 a failed check, 2 bad usage or
+// input (the default: ctx reports what it could not accept), 3 a system
+// error, 128+N when a signal interrupted the run.
+func exitCode(ctx context.Context, err error) int {
+	var (
+		cf *checkFailed
+		se *systemError
+		we *atomicfile.WriteError
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case interruptedBy(ctx) != nil:
+		return interruptedBy(ctx).code()
+	case errors.As(err, &cf):
+		return exitCheck
+	case errors.As(err, &se), errors.As(err, &we):
+		return exitInternal
+	}
+	return exitUsage
+}
+
 // env is what a command needs from the process, passed in so that tests
 // stay hermetic.
 type env struct {
@@ -47,8 +102,36 @@ type env struct {
 	stderr io.Writer
 }
 
-// run builds the command-line app and runs it, returning the exit code.
+// run builds the command-line app and runs it, returning the exit code. A
+// panic is an internal error: "ctx: internal error: ..." and the stack go
+// to stderr, and the exit code is 3, never the usage-error code 2 that an
+// unrecovered panic of a Go program exits with.
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return runCommands(ctx, commands, args, stdin, stdout, stderr)
+}
+
+// runCommands is run with the commands that cmds makes.
+func runCommands(ctx context.Context, cmds func(*env) []*cli.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) (code int) {
+	defer func() {
+		if p := recover(); p != nil {
+			code = internalError(stderr, p, debug.Stack())
+		}
+	}()
+	return runApp(ctx, cmds, args, stdin, writer{ctx, stdout}, stderr)
+}
+
+// internalError reports a panic with its stack (the worker's, for a panic
+// carried back from a worker goroutine) and returns exit code 3.
+func internalError(stderr io.Writer, p any, stack []byte) int {
+	if gp, ok := p.(*goroutine.Panic); ok {
+		p, stack = gp.Value, gp.Stack
+	}
+	fmt.Fprintf(stderr, "ctx: internal error: %v\n\nThis is a bug in ctx; please report it with the stack below.\n\n%s", p, stack)
+	return exitInternal
+}
+
+// runApp runs the app of the commands that cmds makes.
+func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	e := &env{stdin: stdin, stdout: stdout, stderr: stderr}
 	app := &cli.App{
 		Name:      "ctx",
@@ -61,7 +144,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		OnUsageError: func(c *cli.Context, err error, _ bool) error {
 			return flagUsageError(c, err)
 		},
-		Commands: commands(e),
+		Commands: cmds(e),
 		Flags: []cli.Flag{
 			&cli.BoolFlag{Name: "version", Usage: "print the ctx version (as ctx version does)"},
 		},
@@ -99,32 +182,38 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	setup(app.Commands)
 	err := app.RunContext(ctx, normalizeArgs(app, args))
-	if err == nil {
-		return exitOK
-	}
-	var cf *checkFailed
-	if errors.As(err, &cf) {
+	code := exitCode(ctx, err)
+	var (
+		cf *checkFailed
+		ue *usageError
+	)
+	switch {
+	case code == exitOK:
+	case interruptedBy(ctx) != nil:
+		fmt.Fprintf(stderr, "ctx: error: %v; nothing was written\n", interruptedBy(ctx))
+	case errors.As(err, &cf):
 		if cf.msg != "" {
 			fmt.Fprintf(stderr, "ctx: %s\n", cf.msg)
 		}
-		return exitCheck
-	}
-	msg := err.Error()
-	fmt.Fprintf(stderr, "ctx: error: %s\n", strings.TrimPrefix(msg, "ctx: error: "))
-	var ue *usageError
-	if errors.As(err, &ue) {
-		hint := ue.hint
-		if hint == "" {
-			hint = "run 'ctx help' for usage"
+	default:
+		fmt.Fprintf(stderr, "ctx: error: %s\n", strings.TrimPrefix(err.Error(), "ctx: error: "))
+		if errors.As(err, &ue) {
+			hint := ue.hint
+			if hint == "" {
+				hint = "run 'ctx help' for usage"
+			}
+			fmt.Fprintf(stderr, "ctx: hint: %s\n", hint)
 		}
-		fmt.Fprintf(stderr, "ctx: hint: %s\n", hint)
 	}
-	return exitUsage
+	return code
 }
 
 // terminalWidth is the width of w when it is a terminal, else 0 (the
 // library's default).
 func terminalWidth(w io.Writer) int {
+	if ww, ok := w.(writer); ok {
+		w = ww.w
+	}
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(int(f.Fd())) {
 		return 0

@@ -174,7 +174,7 @@ func build(c *cli.Context) (*config.Project, *manifest.Manifest, error) {
 // output writes data to stdout, or atomically to the -o file.
 func (e *env) output(c *cli.Context, data []byte) error {
 	if o := c.String("output"); o != "" {
-		return atomicfile.WriteFile(o, data, 0o644)
+		return atomicfile.WriteFile(c.Context, o, data, 0o644)
 	}
 	_, err := e.stdout.Write(data)
 	return err

@@ -1,7 +1,7 @@
 package main
 
 import (
-	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -12,6 +12,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/testscript"
 	"github.com/santhosh-tekuri/jsonschema/v6"
+	"go.uber.org/goleak"
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/schemas/schematest"
@@ -21,17 +22,32 @@ import (
 var sarifSchema, _ = filepath.Abs(filepath.Join("..", "..", "audit", "testdata", "sarif-schema-2.1.0.json"))
 
 // TestMain registers the ctx command for the scripts: `exec ctx ...` runs
-// run() in a subprocess of this test binary.
+// execute() in a subprocess of this test binary. The tests fail when a
+// goroutine outlives them.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	testscript.Main(leakCheck{m}, map[string]func(){
 		"ctx": func() {
 			// the progress test shortens the wait before the bar shows
 			if d, err := time.ParseDuration(os.Getenv("CTX_TEST_PROGRESS_AFTER")); err == nil {
 				progressAfter = d
 			}
-			os.Exit(run(context.Background(), os.Args, os.Stdin, os.Stdout, os.Stderr))
+			os.Exit(execute(os.Args, os.Stdin, os.Stdout, os.Stderr))
 		},
 	})
+}
+
+// leakCheck runs the tests, then fails them when goroutines are left.
+type leakCheck struct{ m *testing.M }
+
+func (l leakCheck) Run() int {
+	code := l.m.Run()
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: goroutines outlive the tests: %v\n", err)
+			return 1
+		}
+	}
+	return code
 }
 
 // TestScripts runs cmd/ctx/testdata/script/*.txtar. Set CTX_UPDATE=1 to
@@ -47,6 +63,8 @@ func TestScripts(t *testing.T) {
 			"validmanifest": cmdValidManifest,
 			"maxwidth":      cmdMaxWidth,
 			"validsarif":    cmdValidSARIF,
+			"mkfifo":        cmdMkfifo,
+			"exits":         cmdExits,
 		},
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine
@@ -75,6 +93,17 @@ func cmdUnwork(ts *testscript.TestScript, neg bool, args []string) {
 		s := strings.ReplaceAll(string(data), real, "$WORK")
 		s = strings.ReplaceAll(s, work, "$WORK")
 		ts.Check(os.WriteFile(p, []byte(s), 0o644))
+	}
+}
+
+// cmdMkfifo makes named pipes (FIFOs), which a script on a system without
+// them skips: mkfifo PATH...
+func cmdMkfifo(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: mkfifo PATH...")
+	}
+	for _, p := range args {
+		ts.Check(mkfifo(ts.MkAbs(p)))
 	}
 }
 

@@ -1,6 +1,7 @@
 package atomicfile
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -9,11 +10,14 @@ import (
 	"testing"
 )
 
+// bg is the context of writes that are not stopped.
+var bg = context.Background()
+
 func TestWriteFileReplaces(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "out.json")
 	for _, content := range []string{"first", "second, longer"} {
-		if err := WriteFile(p, []byte(content), 0o644); err != nil {
+		if err := WriteFile(bg, p, []byte(content), 0o644); err != nil {
 			t.Fatal(err)
 		}
 		got, err := os.ReadFile(p)
@@ -34,11 +38,11 @@ func TestWriteFileFailureLeavesNothing(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(target, "x"), nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(target, []byte("data"), 0o644); err == nil {
+	if err := WriteFile(bg, target, []byte("data"), 0o644); err == nil {
 		t.Fatal("writing over a non-empty directory succeeded")
 	}
 	assertOnly(t, dir, "taken")
-	if err := WriteFile(filepath.Join(dir, "no", "such", "dir.txt"), []byte("x"), 0o644); err == nil {
+	if err := WriteFile(bg, filepath.Join(dir, "no", "such", "dir.txt"), []byte("x"), 0o644); err == nil {
 		t.Fatal("writing into a missing directory succeeded")
 	}
 }
@@ -46,10 +50,10 @@ func TestWriteFileFailureLeavesNothing(t *testing.T) {
 func TestCreateExclusive(t *testing.T) {
 	dir := t.TempDir()
 	p := filepath.Join(dir, "a.md")
-	if err := CreateExclusive(p, []byte("one"), 0o644); err != nil {
+	if err := CreateExclusive(bg, p, []byte("one"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	err := CreateExclusive(p, []byte("two"), 0o644)
+	err := CreateExclusive(bg, p, []byte("two"), 0o644)
 	if !errors.Is(err, os.ErrExist) {
 		t.Fatalf("second create: %v, want ErrExist", err)
 	}
@@ -69,7 +73,7 @@ func TestCreateExclusiveConcurrent(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			if err := CreateExclusive(p, []byte(fmt.Sprintf("writer %d", i)), 0o644); err == nil {
+			if err := CreateExclusive(bg, p, []byte(fmt.Sprintf("writer %d", i)), 0o644); err == nil {
 				wins <- i
 			} else if !errors.Is(err, os.ErrExist) {
 				t.Error(err)
@@ -120,7 +124,7 @@ func TestWriteFileTargets(t *testing.T) {
 	if err := os.Symlink("real.md", link); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(link, []byte("new"), 0o644); err != nil {
+	if err := WriteFile(bg, link, []byte("new"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Lstat(link); err != nil || st.Mode()&os.ModeSymlink == 0 {
@@ -137,14 +141,14 @@ func TestWriteFileTargets(t *testing.T) {
 	if err := os.Symlink("made.md", dangling); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(dangling, []byte("x"), 0o644); err != nil {
+	if err := WriteFile(bg, dangling, []byte("x"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "made.md")); string(b) != "x" {
 		t.Errorf("made.md = %q", b)
 	}
 	// /dev/null is written in place, never replaced
-	if err := WriteFile(os.DevNull, []byte("discarded"), 0o644); err != nil {
+	if err := WriteFile(bg, os.DevNull, []byte("discarded"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if st, err := os.Stat(os.DevNull); err != nil || st.Mode()&os.ModeCharDevice == 0 {
@@ -155,7 +159,7 @@ func TestWriteFileTargets(t *testing.T) {
 	if err := os.Mkdir(sub, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := WriteFile(sub, []byte("x"), 0o644); err == nil {
+	if err := WriteFile(bg, sub, []byte("x"), 0o644); err == nil {
 		t.Error("a directory was written")
 	}
 	assertOnly(t, dir, "dangling.md", "link.md", "made.md", "real.md", "sub")

@@ -28,7 +28,7 @@ func TestWriteFileToPipe(t *testing.T) {
 		b, _ := io.ReadAll(f)
 		got <- string(b)
 	}()
-	if err := WriteFile(p, []byte("through the pipe"), 0o644); err != nil {
+	if err := WriteFile(bg, p, []byte("through the pipe"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if s := <-got; s != "through the pipe" {

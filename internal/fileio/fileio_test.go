@@ -2,49 +2,71 @@ package fileio
 
 import (
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
-	"strings"
+	"runtime"
 	"testing"
+	"time"
 )
 
-func TestReadAllowed(t *testing.T) {
-	root := t.TempDir()
-	project := filepath.Join(root, "project")
-	outside := filepath.Join(root, "secret.txt")
-	if err := os.MkdirAll(filepath.Join(project, "src"), 0o755); err != nil {
+func TestReadRegular(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "a.txt")
+	if err := os.WriteFile(p, []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	for p, s := range map[string]string{outside: "host file\n", filepath.Join(project, "src", "a.go"): "package a\n"} {
-		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	b, st, err := Read(p, 5)
+	if err != nil || string(b) != "hello" || st.Size() != 5 {
+		t.Fatalf("Read: %q, %v", b, err)
 	}
-	if err := os.Symlink(outside, filepath.Join(project, "src", "x")); err != nil {
+	if _, _, err := Read(p, 4); !errors.Is(err, ErrTooLarge) || Describe(err) != "larger than 4 bytes" {
+		t.Errorf("over the limit: %v (%s)", err, Describe(err))
+	}
+	if _, _, err := Read(filepath.Dir(p), 0); !errors.Is(err, ErrIsDir) {
+		t.Errorf("a directory: %v", err)
+	}
+	if _, _, err := Read(p+".missing", 0); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("a missing file: %v", err)
+	}
+	root, err := os.OpenRoot(filepath.Dir(p))
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Symlink("a.go", filepath.Join(project, "src", "b.go")); err != nil {
+	defer root.Close()
+	if b, _, err := ReadIn(root, "a.txt", 0); err != nil || string(b) != "hello" {
+		t.Errorf("ReadIn: %q, %v", b, err)
+	}
+	if _, _, err := ReadIn(root, "../x", 0); err == nil {
+		t.Error("ReadIn left its root")
+	}
+}
+
+// A 2 GiB sparse file is refused by its size, before a byte is read: fast,
+// and without allocating its size.
+func TestSparseFileRefusedUnread(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "AGENTS.md")
+	f, err := os.Create(p)
+	if err != nil {
 		t.Fatal(err)
 	}
-	realProject, _ := filepath.EvalSymlinks(project)
-	realOutside, _ := filepath.EvalSymlinks(outside)
-	inProject := func(r string) bool {
-		rel, err := filepath.Rel(realProject, r)
-		return err == nil && filepath.IsLocal(rel)
+	f.Close()
+	if err := os.Truncate(p, 2<<30); err != nil {
+		t.Skipf("cannot make a sparse file: %v", err)
 	}
-	b, _, real, err := ReadAllowed(filepath.Join(project, "src", "b.go"), 0, inProject)
-	if err != nil || string(b) != "package a\n" || real != filepath.Join(realProject, "src", "a.go") {
-		t.Errorf("a link inside: %q %q %v", b, real, err)
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	start := time.Now()
+	_, st, err := Read(p, 64<<20)
+	took := time.Since(start)
+	runtime.ReadMemStats(&m1)
+	var tl *TooLargeError
+	if !errors.As(err, &tl) || tl.Size != 2<<30 || st == nil {
+		t.Fatalf("err %v, want TooLargeError of %d bytes", err, int64(2<<30))
 	}
-	b, _, real, err = ReadAllowed(filepath.Join(project, "src", "x"), 0, inProject)
-	var oe *OutsideError
-	if !errors.As(err, &oe) || oe.Real != realOutside || b != nil || real != realOutside {
-		t.Errorf("a link outside: %q %q %v", b, real, err)
+	if alloc := m1.TotalAlloc - m0.TotalAlloc; alloc > 1<<20 {
+		t.Errorf("refusing it allocated %d bytes", alloc)
 	}
-	if d := Describe(err); !strings.Contains(d, "outside the project") {
-		t.Errorf("Describe = %q", d)
-	}
-	if _, _, _, err := ReadAllowed(outside, 0, func(string) bool { return true }); err != nil {
-		t.Errorf("allowed: %v", err)
+	if took > time.Second {
+		t.Errorf("refusing it took %v", took)
 	}
 }

@@ -38,20 +38,19 @@ func Fence(info, text string) string {
 }
 
 // CodeSpan renders s as one inline code span: in single backticks, or,
-// when s holds backticks, in a longer run (padded with spaces when s starts
-// or ends with one), so that the span stays intact; control characters
-// are escaped ([Escape]), so that the span stays on its line.
+// when s holds backticks, in a longer run. It is padded with a space on
+// each side when s starts or ends with a backtick, or starts and ends with
+// a space (markdown strips one space from each end of such a span), so that
+// the span shows s exactly. Control characters are escaped ([Escape]), so
+// that the span stays on its line; an empty s is a span of one space.
 func CodeSpan(s string) string {
 	s = Escape(s)
 	if s == "" {
 		return "` `" // "``" would open a span, not hold an empty one
 	}
-	n := LongestRun(s, '`')
-	if n == 0 {
-		return "`" + s + "`"
-	}
-	ticks := strings.Repeat("`", n+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+	ticks := strings.Repeat("`", LongestRun(s, '`')+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") ||
+		strings.HasPrefix(s, " ") && strings.HasSuffix(s, " ") && strings.Trim(s, " ") != "" {
 		s = " " + s + " "
 	}
 	return ticks + s + ticks

@@ -206,18 +206,25 @@ func WrapText(s string, w int) string {
 			if lineW > 0 {
 				flush()
 			}
-			for ww > w {
-				// break a word that no line can hold
+			if ww > w {
+				// break a word that no line can hold, in one pass (a long
+				// word cut again and again from its start took time
+				// quadratic in its length)
 				rs := []rune(word)
-				n, pw := 0, 0
-				for n < len(rs) && pw+twwidth.Width(string(rs[n])) <= w {
-					pw += twwidth.Width(string(rs[n]))
-					n++
+				start, pw := 0, 0
+				for i, r := range rs {
+					rw := twwidth.Width(string(r))
+					if pw+rw > w && i > start {
+						out = append(out, string(rs[start:i]))
+						start, pw = i, 0
+					}
+					pw += rw
 				}
-				n = max(n, 1)
-				out = append(out, string(rs[:n]))
-				word = string(rs[n:])
-				ww = twwidth.Width(word)
+				word, ww = string(rs[start:]), pw
+				if ww > w { // one character wider than a line
+					out = append(out, word)
+					word, ww = "", 0
+				}
 			}
 			line, lineW = word, ww
 		}

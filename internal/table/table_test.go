@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestCutMiddle(t *testing.T) {
@@ -45,6 +46,29 @@ func TestWrapText(t *testing.T) {
 		if got := WrapText(tc.s, tc.w); got != tc.want {
 			t.Errorf("WrapText(%q, %d) = %q, want %q", tc.s, tc.w, got, tc.want)
 		}
+	}
+}
+
+// A word of megabytes (an import path in a finding's message, say) is
+// broken in time linear in its length, into lines no wider than w.
+func TestWrapTextLongWord(t *testing.T) {
+	word := strings.Repeat("a/", 1<<20)
+	start := time.Now()
+	got := WrapText("import "+word, 40)
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("took %v", took)
+	}
+	lines := strings.Split(got, "\n")
+	if lines[0] != "import" || strings.Join(lines[1:], "") != word {
+		t.Fatalf("the word is not kept whole: %d lines", len(lines))
+	}
+	for _, l := range lines {
+		if len(l) > 40 {
+			t.Fatalf("a line of %d columns", len(l))
+		}
+	}
+	if got := WrapText("ab世界c", 1); got != "a\nb\n世\n界\nc" {
+		t.Errorf("wide characters: %q", got)
 	}
 }
 

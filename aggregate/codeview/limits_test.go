@@ -1,0 +1,228 @@
+package codeview
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+)
+
+// nestedNamespaces is about size bytes of C++ namespaces nested in each
+// other, each also declaring a function: the input whose outline grew with
+// the square of its depth.
+func nestedNamespaces(size int) []byte {
+	const open, close = "namespace n {\nint f();\n", "}\n"
+	n := size / (len(open) + len(close))
+	return []byte(strings.Repeat(open, n) + strings.Repeat(close, n))
+}
+
+// allocated returns the bytes fn allocates on the Go heap.
+func allocated(fn func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	fn()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+func TestDeepNestingIsCapped(t *testing.T) {
+	ctx := context.Background()
+	src := nestedNamespaces(560 << 10)
+	limit := MaxOutputBytes(len(src))
+	for _, view := range []struct {
+		name string
+		run  func() (string, error)
+	}{
+		{"outline", func() (string, error) { return Outline(ctx, CPP, src) }},
+		{"skeleton", func() (string, error) { return Skeleton(ctx, CPP, src) }},
+		{"mask", func() (string, error) {
+			return Mask(ctx, CPP, src, map[string]MaskMode{"n": MaskSig, "n::n::n": MaskSig, "n::f": MaskDef})
+		}},
+		{"summary", func() (string, error) { return Summary(ctx, "deep.cpp", src), nil }},
+	} {
+		t.Run(view.name, func(t *testing.T) {
+			var out string
+			var err error
+			start := time.Now()
+			alloc := allocated(func() { out, err = view.run() })
+			took := time.Since(start)
+			if err != nil && !errors.Is(err, ErrTruncated) {
+				t.Fatal(err)
+			}
+			t.Logf("%d bytes in, %d out, %v, %d MiB allocated", len(src), len(out), took, alloc>>20)
+			if len(out) > limit+200 {
+				t.Errorf("%d bytes of output, over the limit %d", len(out), limit)
+			}
+			if alloc > 256<<20 {
+				t.Errorf("allocated %d MiB", alloc>>20)
+			}
+			if took > 20*time.Second {
+				t.Errorf("took %v", took)
+			}
+		})
+	}
+
+	out, err := Outline(ctx, CPP, src)
+	var te *TruncatedError
+	if !errors.As(err, &te) || !strings.Contains(te.Reason, "deeper than 64 levels") {
+		t.Fatalf("outline error %v, want a *TruncatedError about the depth", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if last := lines[len(lines)-1]; last != "… (view cut: "+te.Reason+")" {
+		t.Errorf("the outline ends with %q, not the note", last)
+	}
+	// the namespaces and functions of the first 64 levels are listed
+	if n := strings.Count(out, "[Namespace] n"); n != MaxDepth {
+		t.Errorf("%d namespaces listed, want %d", n, MaxDepth)
+	}
+	// (a namespace's function is one level deeper than the namespace)
+	if n := strings.Count(out, "[Func] f"); n != MaxDepth-1 {
+		t.Errorf("%d functions listed, want %d", n, MaxDepth-1)
+	}
+	ss, err := Symbols(ctx, CPP, src)
+	if !errors.Is(err, ErrTruncated) || len(ss) != 2*MaxDepth-1 {
+		t.Errorf("Symbols: %d symbols, %v; want %d and ErrTruncated", len(ss), err, 2*MaxDepth-1)
+	}
+	for _, s := range ss {
+		if s.Depth >= MaxDepth {
+			t.Fatalf("symbol %s at depth %d listed", s.Path, s.Depth)
+		}
+	}
+}
+
+// Every language that nests symbols stops at the same depth; C, Go and
+// JavaScript do not nest them, and their views of deep code stay bounded.
+func TestDepthCapEveryLanguage(t *testing.T) {
+	const depth = 200
+	nest := func(open, close string) []byte {
+		return []byte(strings.Repeat(open, depth) + strings.Repeat(close, depth))
+	}
+	var py strings.Builder
+	for i := range depth {
+		fmt.Fprintf(&py, "%sclass C:\n", strings.Repeat(" ", i))
+	}
+	fmt.Fprintf(&py, "%spass\n", strings.Repeat(" ", depth))
+	for _, c := range []struct {
+		lang  Language
+		src   []byte
+		nests bool
+	}{
+		{Python, []byte(py.String()), true},
+		{CPP, nest("class C { ", "};\n"), true},
+		{TypeScript, nest("namespace N { ", "}\n"), true},
+		{TSX, nest("namespace N { ", "}\n"), true},
+		{Rust, nest("mod m { ", "}\n"), true},
+		{Java, nest("class C { ", "}\n"), true},
+		{C, nest("struct S { ", "int x; };\n"), false},
+		{Go, nest("func f() { g := func() { ", "}\n}\n"), false},
+		{JavaScript, nest("class C { m() { return class D { ", "} } }\n"), false},
+	} {
+		ss, err := Symbols(context.Background(), c.lang, c.src)
+		deepest := -1
+		for _, s := range ss {
+			deepest = max(deepest, s.Depth)
+		}
+		switch {
+		case c.nests && (deepest != MaxDepth-1 || !errors.Is(err, ErrTruncated)):
+			t.Errorf("%s: deepest symbol at %d, %v; want %d and ErrTruncated", c.lang, deepest, err, MaxDepth-1)
+		case !c.nests && (deepest > 1 || err != nil):
+			t.Errorf("%s: deepest symbol at %d, %v", c.lang, deepest, err)
+		}
+		for _, view := range []func(context.Context, Language, []byte) (string, error){Outline, Skeleton} {
+			out, err := view(context.Background(), c.lang, c.src)
+			if err != nil && !errors.Is(err, ErrTruncated) || len(out) > MaxOutputBytes(len(c.src)) {
+				t.Errorf("%s: a view of %d bytes, %v", c.lang, len(out), err)
+			}
+		}
+	}
+}
+
+// A few long names around many small declarations: every path repeats the
+// names, so the symbol list is bounded by its budget.
+func TestSymbolBudget(t *testing.T) {
+	long := strings.Repeat("x", 4000)
+	var b strings.Builder
+	for range MaxDepth - 1 {
+		b.WriteString("namespace " + long + " {\n")
+	}
+	for i := range 40000 {
+		fmt.Fprintf(&b, "int v%d;\n", i)
+	}
+	b.WriteString(strings.Repeat("}\n", MaxDepth-1))
+	src := []byte(b.String())
+	var ss []Symbol
+	var err error
+	alloc := allocated(func() { ss, err = Symbols(context.Background(), CPP, src) })
+	if !errors.Is(err, ErrTruncated) || !strings.Contains(err.Error(), "bytes of names and paths") {
+		t.Fatalf("err %v, want the symbol budget", err)
+	}
+	size := 0
+	for _, s := range ss {
+		size += len(s.Name) + len(s.Path) + symbolOverhead
+	}
+	if size > maxSymbolBytes(len(src)) {
+		t.Errorf("%d bytes of symbols, over the budget %d", size, maxSymbolBytes(len(src)))
+	}
+	if alloc > 512<<20 {
+		t.Errorf("allocated %d MiB for %d bytes", alloc>>20, len(src))
+	}
+	out, err := Outline(context.Background(), CPP, src)
+	if !errors.Is(err, ErrTruncated) || len(out) > MaxOutputBytes(len(src))+300 {
+		t.Errorf("outline of %d bytes, %v", len(out), err)
+	}
+}
+
+// Ordinary files are far from every limit.
+func TestLimitsLeaveOrdinaryFilesAlone(t *testing.T) {
+	files, err := sampleFiles()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, src := range files {
+		lang, ok := Detect(name)
+		if !ok {
+			continue
+		}
+		for _, f := range []func(context.Context, Language, []byte) (string, error){Outline, Skeleton} {
+			if _, err := f(context.Background(), lang, src); err != nil {
+				t.Errorf("%s: %v", name, err)
+			}
+		}
+		if _, err := Symbols(context.Background(), lang, src); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+func TestCapOutput(t *testing.T) {
+	out := strings.Repeat("line\n", MaxOutputBytes(0)/5+10)
+	got, err := capOutput(out, 0)
+	if !errors.Is(err, ErrTruncated) || len(got) > MaxOutputBytes(0) || !strings.HasSuffix(got, "line\n") {
+		t.Errorf("capOutput: %d bytes, %v", len(got), err)
+	}
+	if got, err := capOutput("short\n", 0); got != "short\n" || err != nil {
+		t.Errorf("capOutput of a short view: %q, %v", got, err)
+	}
+}
+
+// sampleFiles reads testdata/src: every sample by its name.
+func sampleFiles() (map[string][]byte, error) {
+	paths, err := filepath.Glob(filepath.Join("testdata", "src", "*"))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string][]byte{}
+	for _, p := range paths {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return nil, err
+		}
+		out[filepath.Base(p)] = b
+	}
+	return out, nil
+}

@@ -1,0 +1,37 @@
+//go:build unix
+
+package aggregate
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// A .gitignore that is a FIFO (or anything else that cannot be read) stops
+// a glob with an error, at once: ignoring it would let ignored files
+// through, and opening it plainly would hang.
+func TestUnreadableGitIgnore(t *testing.T) {
+	for _, where := range []string{".gitignore", "sub/.gitignore"} {
+		dir := tree(t, map[string]string{"a.py": "A = 1\n", "sub/b.py": "B = 2\n", ".env": "SECRET=1\n"})
+		if err := syscall.Mkfifo(filepath.Join(dir, where), 0o644); err != nil {
+			t.Skipf("mkfifo: %v", err)
+		}
+		done := make(chan error, 1)
+		go func() {
+			_, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "**"}}})
+			done <- err
+		}()
+		select {
+		case err := <-done:
+			if err == nil || !strings.Contains(err.Error(), where+": not a regular file") {
+				t.Errorf("%s as a FIFO: %v", where, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s as a FIFO hangs", where)
+		}
+	}
+}

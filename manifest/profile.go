@@ -5,7 +5,6 @@ import (
 	"os"
 
 	"github.com/ctxaudit/ctx/discover"
-	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
 )
@@ -119,11 +118,15 @@ func Discover(ctx context.Context, opts Options) (*discover.Result, *profile.Cha
 		}
 		origin := "profile:" + string(opts.Profile)
 		d.Natives = append([]discover.Native(nil), d.Natives...)
+		// the importer as a relative manifest records it, the same in every
+		// clone: relative to the project (../ up to the repository root),
+		// else with home as ~
+		rel := newRelativizer(po.Dir, po.Home)
+		rel.setRoot(chain.Root)
 		for _, f := range chain.Files {
 			ev := f.Rule + " (" + f.Evidence + ")"
 			if f.ImportedBy != "" {
-				// the importer as a person reads it, the same in every clone
-				ev = f.Rule + ": " + f.Import + " in " + display.Rel(f.ImportedBy, po.Dir, po.Home) + " (" + f.Evidence + ")"
+				ev = f.Rule + ": " + f.Import + " in " + rel.path(f.ImportedBy) + " (" + f.Evidence + ")"
 			}
 			if f.Condition != "" {
 				ev += "; loaded when " + f.Condition

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/profile"
 	"github.com/ctxaudit/ctx/render"
@@ -156,5 +157,50 @@ func TestProfileRelative(t *testing.T) {
 	}
 	if string(out[0]) != string(out[1]) {
 		t.Errorf("two clones differ:\n%s\n----\n%s", out[0], out[1])
+	}
+}
+
+// A project in a subdirectory of its repository: the profile finds files
+// above the project (the repository root's CLAUDE.md, AGENTS.md, Copilot's
+// and Cursor's files), which a relative manifest records relative to the
+// project with ../, so that two clones at different depths, under
+// different home directories, give the same bytes.
+func TestProfileRelativeSubdirectory(t *testing.T) {
+	tree := map[string]string{
+		".git/HEAD":                       "",
+		"CLAUDE.md":                       "# Root\n@docs/team.md\n",
+		"docs/team.md":                    "Team rules.\n",
+		"AGENTS.md":                       "Root agents.\n",
+		"GEMINI.md":                       "Root gemini.\n",
+		".github/copilot-instructions.md": "Copilot.\n",
+		".cursorrules":                    "Cursor.\n",
+		"pkg/app/web/CLAUDE.md":           "App rules.\n",
+		"pkg/app/web/AGENTS.md":           "App agents.\n",
+	}
+	for _, name := range []profile.Name{profile.Claude, profile.Codex, profile.Gemini, profile.Copilot, profile.Cursor} {
+		var out [][]byte
+		for i, layout := range []string{"clone1", "deeper/x/clone2"} {
+			base := project(t, nil)
+			repo := filepath.Join(base, layout)
+			testfs.Write(t, repo, tree)
+			home := filepath.Join(base, fmt.Sprintf("home%d", i))
+			m := build(t, manifest.Options{
+				Discover:       discover.Options{ProjectDir: filepath.Join(repo, "pkg/app/web"), Home: home, Getenv: func(string) string { return "" }},
+				Profile:        name,
+				ProfileOptions: profile.Options{ManagedDir: filepath.Join(base, "no-managed")},
+				RelativePaths:  true,
+			})
+			b := encode(t, m)
+			if strings.Contains(string(b), base) {
+				t.Errorf("%s: a host path in a relative manifest:\n%s", name, b)
+			}
+			if m.Profile.Root != "../../.." {
+				t.Errorf("%s: profile root %q, want ../../..", name, m.Profile.Root)
+			}
+			out = append(out, b)
+		}
+		if string(out[0]) != string(out[1]) {
+			t.Errorf("%s: two clones differ:\n%s\n----\n%s", name, out[0], out[1])
+		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/profile"
 )
 
 // State is what verifying one row found.
@@ -139,8 +140,9 @@ func ProjectDir(m *manifest.Manifest, dir, home string) (string, error) {
 // its home directory (Discover.Home, else the process's) expands ~, its
 // MaxSourceBytes bounds each source as in manifest.Build, and its
 // discovery and files options give the lists to compare with. The agent
-// and the relative form are the manifest's; the history is read from the
-// file it records.
+// and the relative form are the manifest's; so are the profile and the
+// estimator when rebuild leaves them empty (neither ctx.toml nor a flag
+// names one); the history is read from the file it records.
 //
 // Each instruction source with a path is read again (manifest.ReadSource)
 // and its hash compared with the recorded source_hash; a text source is
@@ -161,6 +163,22 @@ func Verify(ctx context.Context, m *manifest.Manifest, rebuild manifest.Options)
 		return nil, fmt.Errorf("project directory %s: not a directory", dir)
 	}
 	rebuild.Discover.Agent = m.Agent
+	// what neither ctx.toml nor the flags set is the manifest's: a manifest
+	// built with --profile or --estimator verifies without them
+	if rebuild.Profile == "" && m.Profile != nil {
+		name, err := profile.Parse(m.Profile.Name)
+		if err != nil {
+			return nil, fmt.Errorf("the manifest's profile: %w", err)
+		}
+		rebuild.Profile = name
+	}
+	if rebuild.Estimator == nil && m.Estimator != "" {
+		est, err := measure.EstimatorNamed(m.Estimator)
+		if err != nil {
+			return nil, fmt.Errorf("the manifest's estimator: %w", err)
+		}
+		rebuild.SetEstimator(est)
+	}
 	rebuild.Discover.ProjectDir = dir
 	rebuild.Discover.Home = home
 	rebuild.RelativePaths = m.Relative()

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/profile"
 	"github.com/ctxaudit/ctx/provenance"
 )
 
@@ -394,5 +395,33 @@ func checkWidth(t *testing.T, out string) {
 		if n := len([]rune(line)); n > provenance.TableWidth {
 			t.Errorf("%d columns: %s", n, line)
 		}
+	}
+}
+
+// A manifest built with a profile (and an estimator) given on the command
+// line is verified with them when neither ctx.toml nor the flags of verify
+// name one: CLAUDE.md that imports AGENTS.md does not drift.
+func TestVerifyRecordedProfile(t *testing.T) {
+	dir := fixtureDir(t)
+	testfs.Write(t, dir, map[string]string{".git/HEAD": "", "CLAUDE.md": "@AGENTS.md\n"})
+	o := fixtureOptions(dir, true)
+	o.Discover.Agent = ""
+	o.Profile = profile.Claude
+	o.ProfileOptions = profile.Options{ManagedDir: filepath.Join(dir, "no-managed")}
+	o.SetEstimator(measure.O200kBase())
+	m := stored(t, o)
+	if m.Profile == nil || m.Estimator != measure.O200kBase().Name() {
+		t.Fatalf("profile %+v, estimator %q", m.Profile, m.Estimator)
+	}
+	// what ctx.toml gives without a profile or an estimator
+	again := fixtureOptions(dir, false)
+	again.Discover.Agent = ""
+	again.ProfileOptions = o.ProfileOptions
+	rep, err := provenance.Verify(context.Background(), m, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Drifted != 0 {
+		t.Errorf("drifted %d: %+v", rep.Drifted, rep)
 	}
 }

@@ -160,7 +160,7 @@ func TestDiff(t *testing.T) {
 		"| budget_exhausted",
 		"| rules          | added      | -",
 		"| included, 3 tokens",
-		"| budget:memory  | rebudgeted | lines 10",
+		"| budget:memory  | rebudgeted | max_lines 10",
 		"| file:src/c.py  | added      | -",
 		"| history        | content    |",
 		"\nsources: 1 added, 1 removed, 4 changed, 0 unchanged\n",

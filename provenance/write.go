@@ -53,6 +53,9 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 			return err
 		}
 	case FormatTable:
+		for _, st := range rep.Settings {
+			b.WriteString(wrap(fmt.Sprintf("setting %s: %s → %s", st.Setting, orNone(st.Old), orNone(st.New)), TableWidth))
+		}
 		rows := make([][]string, 0, len(rep.Rows))
 		for _, r := range rep.Rows {
 			rows = append(rows, []string{string(r.State), r.ID, shortHash(r.OldHash, r.OldStatus), shortHash(r.NewHash, r.NewStatus), r.Path})
@@ -60,6 +63,11 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 		header := []string{"state", "id", "old", "new", "path"}
 		if err := table.Write(&b, header, fit(header, rows, []int{0, 28, 10, 10, -1})); err != nil {
 			return err
+		}
+		for _, r := range rep.Rows {
+			if r.Note != "" {
+				b.WriteString(wrap(r.ID+": "+r.Note, TableWidth))
+			}
 		}
 		b.WriteString(verifySummary(rep))
 		b.WriteByte('\n')
@@ -72,7 +80,8 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 }
 
 // verifySummary is the last line of the table: "no drift: 5 rows
-// unchanged" or "drift: 2 of 5 rows (1 changed, 1 new)".
+// unchanged", "drift: 2 of 5 rows (1 changed, 1 new)", and "; 1 setting
+// changed" when settings did.
 func verifySummary(rep *VerifyReport) string {
 	if rep.Drifted == 0 {
 		return fmt.Sprintf("no drift: %s unchanged", plural(len(rep.Rows), "row"))
@@ -83,7 +92,41 @@ func verifySummary(rep *VerifyReport) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	return fmt.Sprintf("drift: %d of %s (%s)", rep.Drifted, plural(len(rep.Rows), "row"), strings.Join(parts, ", "))
+	out := fmt.Sprintf("drift: %d of %s", rep.DriftedRows(), plural(len(rep.Rows), "row"))
+	if len(parts) > 0 {
+		out += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if n := len(rep.Settings); n > 0 {
+		out += "; " + plural(n, "setting") + " changed"
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
+}
+
+// wrap breaks s into lines of at most width characters at spaces, the
+// lines after the first indented by two, each ending in a newline.
+func wrap(s string, width int) string {
+	var b strings.Builder
+	line := ""
+	for _, w := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = w
+		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
+			line += " " + w
+		default:
+			b.WriteString(line + "\n")
+			line = "  " + w
+		}
+	}
+	b.WriteString(line + "\n")
+	return b.String()
 }
 
 // WriteDiff writes rep to w in format f, in one Write call. The table has
@@ -245,13 +288,14 @@ func describeUse(s *SourceState) string {
 	return s.Budget + ": " + limits(manifest.Budget{MaxChars: s.MaxChars, MaxLines: s.MaxLines})
 }
 
-// limits shows the limits that are set: "chars 500, lines 200".
+// limits shows the limits that are set, by their keys in ctx.toml:
+// "max_chars 500, max_lines 200, max_tokens 2000".
 func limits(b manifest.Budget) string {
 	var parts []string
 	for _, l := range []struct {
 		name string
 		v    measure.Limit
-	}{{"chars", b.MaxChars}, {"lines", b.MaxLines}} {
+	}{{"max_chars", b.MaxChars}, {"max_lines", b.MaxLines}, {"max_tokens", b.MaxTokens}} {
 		if l.v.IsSet() {
 			parts = append(parts, l.name+" "+l.v.String())
 		}

@@ -119,7 +119,13 @@ func (e *env) verify(c *cli.Context) error {
 		return err
 	}
 	if rep.Drifted > 0 {
-		return &checkFailed{msg: fmt.Sprintf("verify failed: %d of %d row(s) drifted from %s", rep.Drifted, len(rep.Rows), args[0])}
+		settings := ""
+		if n := len(rep.Settings); n == 1 {
+			settings = " and 1 setting"
+		} else if n > 1 {
+			settings = fmt.Sprintf(" and %d settings", n)
+		}
+		return &checkFailed{msg: fmt.Sprintf("verify failed: %d of %d row(s)%s drifted from %s", rep.DriftedRows(), len(rep.Rows), settings, args[0])}
 	}
 	return nil
 }

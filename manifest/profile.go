@@ -3,6 +3,7 @@ package manifest
 import (
 	"context"
 	"os"
+	"strings"
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/measure"
@@ -116,6 +117,9 @@ func Discover(ctx context.Context, opts Options) (*discover.Result, *profile.Cha
 		if chain, err = profile.Load(ctx, opts.Profile, po); err != nil {
 			return nil, nil, err
 		}
+		if opts.RelativePaths {
+			chain = repositoryFiles(chain, po.Dir)
+		}
 		origin := "profile:" + string(opts.Profile)
 		d.Natives = append([]discover.Native(nil), d.Natives...)
 		// the importer as a relative manifest records it, the same in every
@@ -179,4 +183,39 @@ func profileRecord(chain *profile.Chain, rows []row, est measure.Estimator) *Pro
 			Count: is.Bytes, Limit: is.Limit, Unit: is.Unit, Advice: is.Advice, Detail: is.Detail})
 	}
 	return rec
+}
+
+// repositoryFiles returns chain with only the files of the repository: the
+// files in the project directory dir or below the chain's root. A relative
+// manifest is the one a repository commits, the same in every clone; the
+// agent's files in the home directory (~/.claude/CLAUDE.md,
+// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md and what they import), the
+// managed policy and the files above the repository belong to a person or
+// a machine, and a teammate with other ones would see drift. The issues
+// about them go too, and so do imports of ~/ paths, which name a file of
+// the person's.
+func repositoryFiles(chain *profile.Chain, dir string) *profile.Chain {
+	inside := func(p string) bool {
+		return within(p, dir) || chain.Root != "" && within(p, chain.Root)
+	}
+	out := *chain
+	out.Files, out.Issues = nil, nil
+	kept := map[string]bool{}
+	for _, f := range chain.Files {
+		if inside(f.Path) {
+			out.Files = append(out.Files, f)
+			kept[f.Path] = true
+		}
+	}
+	for _, is := range chain.Issues {
+		if kept[is.Path] && !strings.HasPrefix(is.Target, "@~/") {
+			out.Issues = append(out.Issues, is)
+		}
+	}
+	return &out
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }

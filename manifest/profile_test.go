@@ -204,3 +204,54 @@ func TestProfileRelativeSubdirectory(t *testing.T) {
 		}
 	}
 }
+
+// A relative manifest, the one a repository commits, records only the
+// files of the repository: the agent's files in the home directory, the
+// managed policy and the files above the repository belong to a person or
+// a machine, and a teammate who has other ones would see them as drift.
+// An absolute manifest records them all.
+func TestProfileRelativeLeavesOutPersonalFiles(t *testing.T) {
+	base := project(t, map[string]string{
+		"CLAUDE.md":                   "Above the repository.\n",
+		"home/.claude/CLAUDE.md":      "My preferences.\n@~/notes.md\n",
+		"home/notes.md":               "My notes.\n",
+		"home/.claude/rules/style.md": "My style.\n",
+		"home/.gemini/GEMINI.md":      "My Gemini.\n",
+		"home/.codex/AGENTS.md":       "My Codex.\n",
+		"managed/CLAUDE.md":           "Policy.\n",
+		"repo/.git/HEAD":              "",
+		"repo/CLAUDE.md":              "Team.\n@~/.claude/mine.md\n",
+		"repo/AGENTS.md":              "Team agents.\n",
+		"repo/GEMINI.md":              "Team Gemini.\n",
+		"repo/svc/CLAUDE.md":          "Service.\n",
+	})
+	home := filepath.Join(base, "home")
+	for _, tc := range []struct {
+		name          profile.Name
+		absolute, rel int
+	}{{profile.Claude, 7, 2}, {profile.Gemini, 2, 1}, {profile.Codex, 2, 1}} {
+		o := manifest.Options{
+			Discover:       discover.Options{ProjectDir: filepath.Join(base, "repo/svc"), Home: home, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+			Profile:        tc.name,
+			ProfileOptions: profile.Options{ManagedDir: filepath.Join(base, "managed")},
+		}
+		abs := build(t, o)
+		o.RelativePaths = true
+		rel := build(t, o)
+		if len(abs.Profile.Files) != tc.absolute || len(rel.Profile.Files) != tc.rel {
+			t.Errorf("%s: %d files in the absolute manifest (want %d), %d in the relative one (want %d)", tc.name,
+				len(abs.Profile.Files), tc.absolute, len(rel.Profile.Files), tc.rel)
+		}
+		b := encode(t, rel)
+		for _, personal := range []string{"~/", "Policy", base} {
+			if strings.Contains(string(b), personal) {
+				t.Errorf("%s: the relative manifest records %q:\n%s", tc.name, personal, b)
+			}
+		}
+		for _, s := range rel.Sources {
+			if s.Delivery == discover.DeliveryNative && strings.HasPrefix(s.ID, "native:/") {
+				t.Errorf("%s: native %s outside the repository", tc.name, s.ID)
+			}
+		}
+	}
+}

@@ -345,11 +345,25 @@ func (l *loader) apply(r rule) error {
 					}
 					f.Condition = e.meta(frontmatter(b))
 				}
+				if r.lazy {
+					rel, err := filepath.Rel(l.o.Dir, dir)
+					if err != nil {
+						rel = dir
+					}
+					f.Condition = "a tool touches " + filepath.ToSlash(rel) + "/"
+				}
 				if !l.add(f) {
 					continue
 				}
 				if r.imports != nil {
-					l.followImports(r, p, []string{canonical(p)}, 1)
+					imp := importer{rule: r, condition: f.Condition}
+					if r.confined {
+						imp.root = findRoot(filepath.Dir(p), l.o.RootMarkers)
+						if imp.root == "" {
+							imp.root = filepath.Dir(p)
+						}
+					}
+					l.followImports(imp, p, []string{canonical(p)}, 1)
 				}
 			}
 		}
@@ -371,9 +385,19 @@ func nonBlankFile(l *loader, p string) bool {
 	return err == nil && strings.TrimSpace(string(b)) != ""
 }
 
+// importer is what the imports of one file a rule loaded share: the rule,
+// the file's condition (its imports load with it), and the directory they
+// must stay in ("" for anywhere).
+type importer struct {
+	rule      rule
+	condition string
+	root      string
+}
+
 // followImports loads the imports of the file at p (at depth hops from a
 // file a rule loaded), depth first in the order they appear.
-func (l *loader) followImports(r rule, p string, stack []string, depth int) {
+func (l *loader) followImports(imp importer, p string, stack []string, depth int) {
+	r := imp.rule
 	b, err := l.read(p)
 	if err != nil {
 		return
@@ -381,6 +405,11 @@ func (l *loader) followImports(r rule, p string, stack []string, depth int) {
 	for _, ref := range r.imports(b) {
 		target := resolveImport(ref, filepath.Dir(p), l.o.Home)
 		if target == "" {
+			continue
+		}
+		if imp.root != "" && !within(real(target), real(imp.root)) {
+			l.issue(Issue{Code: CodeImportMissing, Path: p, Target: "@" + ref,
+				Detail: "the agent does not import a file outside the project root of the importing file"})
 			continue
 		}
 		ct := canonical(target)
@@ -410,11 +439,11 @@ func (l *loader) followImports(r rule, p string, stack []string, depth int) {
 			continue
 		}
 		f := File{Path: target, Rule: r.text + " (imported)", Label: r.label + " (import)", Evidence: r.evidence, Scope: filepath.Dir(target),
-			ImportedBy: p, Import: "@" + ref, rule: r.id}
+			ImportedBy: p, Import: "@" + ref, Condition: imp.condition, rule: r.id}
 		if !l.add(f) {
 			continue
 		}
-		l.followImports(r, target, append(stack, ct), depth+1)
+		l.followImports(imp, target, append(stack, ct), depth+1)
 	}
 }
 

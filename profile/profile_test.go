@@ -226,20 +226,35 @@ func TestClaude(t *testing.T) {
 // directory and its parents up to the project root, root first, then the
 // subdirectories below (hidden ones and node_modules skipped);
 // context.fileName from settings.json may list several names.
+// Gemini CLI (docs/cli/gemini-md.md; packages/core/src/utils/memoryDiscovery.ts
+// and memoryImportProcessor.ts): at startup the global ~/.gemini/GEMINI.md,
+// then the working directory and its parents up to the Git root (without
+// one, the working directory alone), root first; a context file in a
+// subdirectory is loaded just in time, when a tool touches a file there, so
+// it is conditional, and so are its imports; a gitignored directory is
+// never walked. Imports: "@" and a path without white space, with or
+// without an extension, not inside backticks, never outside the project
+// root of the importing file, five hops.
 func TestGemini(t *testing.T) {
 	t.Parallel()
 	dir := tree(t, map[string]string{
 		"home/.gemini/GEMINI.md":            "global\n",
 		"GEMINI.md":                         "above the root: not read\n",
+		"outside.md":                        "outside the repository\n",
 		"repo/.git/HEAD":                    "",
-		"repo/GEMINI.md":                    "root, imports @./docs/style.md\n",
+		"repo/.gitignore":                   "build/\n",
+		"repo/GEMINI.md":                    "root, imports @./docs/style.md and @docs/NOTES\nand @../outside.md but not `@docs/code.md`\n",
 		"repo/docs/style.md":                "style\n",
+		"repo/docs/NOTES":                   "notes without an extension\n",
+		"repo/docs/code.md":                 "in a code span: not imported\n",
 		"repo/.gemini/settings.json":        `{"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}}`,
 		"repo/AGENTS.md":                    "agents at the root\n",
 		"repo/pkg/GEMINI.md":                "pkg (the working directory)\n",
-		"repo/pkg/a/GEMINI.md":              "a\n",
+		"repo/pkg/a/GEMINI.md":              "a, imports @./more.md\n",
+		"repo/pkg/a/more.md":                "more\n",
 		"repo/pkg/b/c/GEMINI.md":            "c\n",
 		"repo/pkg/b/c/AGENTS.md":            "c agents\n",
+		"repo/pkg/build/GEMINI.md":          "gitignored: never walked\n",
 		"repo/pkg/node_modules/x/GEMINI.md": "skipped\n",
 		"repo/pkg/.hidden/GEMINI.md":        "skipped\n",
 	})
@@ -251,19 +266,31 @@ func TestGemini(t *testing.T) {
 	check(t, "files", files, []string{
 		"home/.gemini/GEMINI.md 7/7",
 		"repo/AGENTS.md 19/19",
-		"repo/GEMINI.md 31/31",
+		"repo/GEMINI.md 90/90",
 		"repo/docs/style.md 6/6 <- repo/GEMINI.md @./docs/style.md",
+		"repo/docs/NOTES 27/27 <- repo/GEMINI.md @docs/NOTES",
 		"repo/pkg/GEMINI.md 28/28",
-		"repo/pkg/a/GEMINI.md 2/2",
-		"repo/pkg/b/c/AGENTS.md 9/9",
-		"repo/pkg/b/c/GEMINI.md 2/2",
+		"repo/pkg/a/GEMINI.md 22/22 [a tool touches a/]",
+		"repo/pkg/a/more.md 5/5 [a tool touches a/] <- repo/pkg/a/GEMINI.md @./more.md",
+		"repo/pkg/b/c/AGENTS.md 9/9 [a tool touches b/c/]",
+		"repo/pkg/b/c/GEMINI.md 2/2 [a tool touches b/c/]",
 	})
-	check(t, "issues", issues, nil)
+	check(t, "issues", issues, []string{"import_missing repo/GEMINI.md @../outside.md"})
+	if !strings.Contains(c.Issues[0].Detail, "outside the project root") {
+		t.Errorf("detail %q", c.Issues[0].Detail)
+	}
+
+	// without a Git root: the working directory alone, not its parents up
+	// to the home directory
+	dir2 := tree(t, map[string]string{"home/GEMINI.md": "home\n", "home/p/GEMINI.md": "p\n", "home/p/q/GEMINI.md": "q\n"})
+	c, err = Load(context.Background(), Gemini, Options{Dir: filepath.Join(dir2, "home/p"), Home: filepath.Join(dir2, "home"), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ = got(c, dir2)
+	check(t, "files without a Git root", files, []string{"home/p/GEMINI.md 2/2", "home/p/q/GEMINI.md 2/2 [a tool touches q/]"})
 }
 
-// Copilot: .github/copilot-instructions.md always; path-specific
-// *.instructions.md by applyTo; AGENTS.md, CLAUDE.md or GEMINI.md at the
-// root for the coding agent; code review reads 4,000 characters.
 func TestCopilot(t *testing.T) {
 	t.Parallel()
 	dir := tree(t, map[string]string{
@@ -363,8 +390,20 @@ func TestImportsOutsideCode(t *testing.T) {
 			t.Errorf("claudeImports(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if got := strings.Join(geminiImports([]byte("@noext and @./a.md and `@b.md`")), " "); got != "./a.md" {
-		t.Errorf("geminiImports = %q", got)
+	for _, tc := range []struct{ in, want string }{
+		// as memoryImportProcessor.ts finds them: no extension needed
+		{"@noext and @./a.md and `@b.md`", "noext ./a.md"},
+		{"@/abs/x @~/not-an-import @1digit @-dash", "/abs/x"},
+		{"x@y.md @https://example.com/a.md @file:///etc/x", ""},
+		{"``a `@in-span.md` b`` @after.md", "after.md"},
+		// a code span across a line break, and a fenced block
+		{"`start\n@in-span.md end` @out.md", "out.md"},
+		{"```\n@fenced.md\n```\n@x.md", "x.md"},
+		{"@a.md,@b.md\t@c.md", "a.md,@b.md c.md"},
+	} {
+		if got := strings.Join(geminiImports([]byte(tc.in)), " "); got != tc.want {
+			t.Errorf("geminiImports(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 

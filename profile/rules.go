@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/ctxaudit/ctx/internal/gitignore"
 )
 
 // The documented limits.
@@ -46,8 +48,8 @@ const (
 	whereRoot                    // the project root, else the working directory
 	whereRootToCwd               // each directory from the project root down to the working directory; without a root, the working directory alone (Codex)
 	whereSlashToCwd              // each ancestor of the working directory below /, and the working directory, root first (Claude Code)
-	whereUpToRoot                // the working directory and its parents up to the project root, else up to the home directory, root first (Gemini CLI)
-	whereBelow                   // the subdirectories of the working directory, breadth first, at most 200 (Gemini CLI)
+	whereUpToRoot                // the working directory and its parents up to the project root, root first; without a root, the working directory alone (Gemini CLI)
+	whereBelow                   // the subdirectories of the working directory that git does not ignore, breadth first, at most 200 (Gemini CLI)
 	whereManaged                 // Claude Code's managed policy directory
 	whereUser                    // the home directory
 	whereCodexHome               // $CODEX_HOME, else ~/.codex
@@ -73,6 +75,14 @@ type rule struct {
 	where    where
 	entries  []entry
 	imports  func([]byte) []string // nil: the agent follows no imports
+	// confined: the agent imports only files inside the project root of
+	// the file a rule loaded (its directory when there is no root), as
+	// Gemini CLI does
+	confined bool
+	// lazy: the agent loads the files of the rule just in time, when a
+	// tool touches a file in their directory (Gemini CLI's subdirectories):
+	// they and their imports are conditional
+	lazy bool
 }
 
 // rulesOf returns the rules of a profile, in the agent's load order. Each
@@ -132,18 +142,23 @@ func rulesOf(name Name, o Options) []rule {
 		}
 	case Gemini:
 		return []rule{
-			// gemini-md.md, "Context file hierarchy": the global
-			// ~/.gemini/GEMINI.md first, then the working directory and its
-			// parents up to the project root (.git) or the home directory,
-			// then subdirectories below (discoveryMaxDirs 200);
-			// context.fileName may list several names; @file.md imports,
-			// five levels, cycles detected.
+			// gemini-md.md, "Understand the context hierarchy", and
+			// packages/core/src/utils/memoryDiscovery.ts: at startup the
+			// global ~/.gemini/GEMINI.md (getGlobalMemoryPaths), then the
+			// working directory and its parents up to the Git root, or the
+			// working directory alone without one
+			// (getEnvironmentMemoryPaths, findUpwardGeminiFiles); a context
+			// file in a subdirectory is loaded just in time, when a tool
+			// touches a file there (loadJitSubdirectoryMemory).
+			// context.fileName may list several names.
+			// memoryImportProcessor.ts: @path imports, five levels, not in
+			// backticks, only inside the project root (validateImportPath).
 			{id: "gemini/global", label: "Gemini CLI: global", text: "Gemini CLI: global ~/.gemini context file", evidence: docGemini, where: whereGeminiHome,
-				entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
+				entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true},
 			{id: "gemini/ancestors", label: "Gemini CLI: cwd and parents", text: "Gemini CLI: context files in the working directory and its parents up to the project root", evidence: docGemini,
-				where: whereUpToRoot, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
-			{id: "gemini/below", label: "Gemini CLI: subdirectories", text: "Gemini CLI: context files in subdirectories of the working directory", evidence: docGemini,
-				where: whereBelow, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
+				where: whereUpToRoot, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true},
+			{id: "gemini/below", label: "Gemini CLI: subdirectory, just in time", text: "Gemini CLI: context files in subdirectories of the working directory, loaded just in time", evidence: docGemini,
+				where: whereBelow, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true, lazy: true},
 		}
 	case Copilot:
 		return []rule{
@@ -175,7 +190,8 @@ func rulesOf(name Name, o Options) []rule {
 	return nil // generic: nothing is loaded by the agent itself
 }
 
-// maxBelowDirs is Gemini CLI's discoveryMaxDirs.
+// maxBelowDirs bounds the subdirectories walked for just-in-time files
+// (Gemini CLI's discoveryMaxDirs, 200).
 const maxBelowDirs = 200
 
 // dirs returns the directories of w, in load order.
@@ -203,16 +219,12 @@ func (l *loader) dirs(w where) []string {
 		}
 		return out
 	case whereUpToRoot:
-		top := root
-		if top == "" && o.Home != "" && within(o.Dir, o.Home) {
-			top = o.Home
-		}
-		if top == "" {
+		if root == "" {
 			return []string{o.Dir}
 		}
-		return between(top, o.Dir)
+		return between(root, o.Dir)
 	case whereBelow:
-		return below(o.Dir, maxBelowDirs)
+		return below(o.Dir, maxBelowDirs, gitignore.New(o.Dir))
 	case whereManaged:
 		return []string{o.ManagedDir}
 	case whereUser:
@@ -243,6 +255,19 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
+// real returns p with symlinks resolved, also when p does not exist (its
+// deepest existing ancestor resolved, the rest joined).
+func real(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p
+	}
+	return filepath.Join(real(parent), filepath.Base(p))
+}
+
 // between returns top and every directory below it down to dir (which
 // must be within top), top first.
 func between(top, dir string) []string {
@@ -261,8 +286,9 @@ func between(top, dir string) []string {
 }
 
 // below lists the subdirectories of dir breadth first, sorted at each
-// level, at most max; hidden directories and node_modules are skipped.
-func below(dir string, max int) []string {
+// level, at most max; hidden directories, node_modules and directories git
+// ignores are skipped.
+func below(dir string, max int, ign *gitignore.GitIgnore) []string {
 	var out []string
 	queue := []string{dir}
 	for len(queue) > 0 && len(out) < max {
@@ -273,10 +299,10 @@ func below(dir string, max int) []string {
 			continue
 		}
 		for _, name := range ents {
-			if strings.HasPrefix(name, ".") || name == "node_modules" {
+			sub := filepath.Join(d, name)
+			if strings.HasPrefix(name, ".") || name == "node_modules" || ign.Ignored(sub, true) {
 				continue
 			}
-			sub := filepath.Join(d, name)
 			out = append(out, sub)
 			queue = append(queue, sub)
 			if len(out) == max {
@@ -298,9 +324,6 @@ func globFS(fsys fs.FS, pattern string) ([]string, error) {
 // of non-space characters (a space may be escaped as "\ ").
 var claudeRef = regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`)
 
-// geminiRef: Gemini CLI imports need a file extension.
-var geminiRef = regexp.MustCompile(`(?:^|\s)@([./]?[^\s]+\.[^\s]+)`)
-
 // claudeImports returns the import references of a Claude Code memory
 // file, in order, outside code blocks and code spans.
 func claudeImports(b []byte) []string {
@@ -321,13 +344,80 @@ func claudeImports(b []byte) []string {
 }
 
 // geminiImports returns the import references of a Gemini CLI context
-// file, in order, outside code blocks and code spans.
+// file, in order, as memoryImportProcessor.ts finds them (findImports):
+// "@" at the start or after a space, tab, CR or LF, and everything up to
+// the next one, when it starts with ".", "/" or an ASCII letter (no file
+// extension is needed), outside the code regions (findCodeRegions: a run
+// of backticks up to the next run of as many, across lines). URLs are
+// refused (validateImportPath).
 func geminiImports(b []byte) []string {
-	var out []string
-	for _, line := range proseLines(b) {
-		for _, m := range geminiRef.FindAllStringSubmatch(line, -1) {
-			out = append(out, m[1])
+	s := string(b)
+	regions := geminiCodeRegions(s)
+	inCode := func(i int) bool {
+		for _, r := range regions {
+			if i >= r[0] && i < r[1] {
+				return true
+			}
 		}
+		return false
+	}
+	var out []string
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '@')
+		if j < 0 {
+			break
+		}
+		i += j
+		if i > 0 && !geminiSpace(s[i-1]) {
+			i++
+			continue
+		}
+		k := i + 1
+		for k < len(s) && !geminiSpace(s[k]) {
+			k++
+		}
+		ref := s[i+1 : k]
+		if ref != "" && (ref[0] == '.' || ref[0] == '/' || ref[0] >= 'a' && ref[0] <= 'z' || ref[0] >= 'A' && ref[0] <= 'Z') &&
+			!inCode(i) && !geminiURL.MatchString(ref) {
+			out = append(out, ref)
+		}
+		i = k + 1
+	}
+	return out
+}
+
+// geminiURL: validateImportPath refuses URLs.
+var geminiURL = regexp.MustCompile(`^(file|https?)://`)
+
+func geminiSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// geminiCodeRegions returns the code regions of s as Gemini CLI's
+// findCodeRegions finds them with /(`+)([\s\S]*?)\1/g: from a run of
+// backticks (the longest first, then shorter ones, as the regular
+// expression backtracks) up to the next occurrence of as many backticks.
+func geminiCodeRegions(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		run := 0
+		for i+run < len(s) && s[i+run] == '`' {
+			run++
+		}
+		end := -1
+		for n := run; n >= 1 && end < 0; n-- {
+			if k := strings.Index(s[i+n:], strings.Repeat("`", n)); k >= 0 {
+				end = i + n + k + n
+			}
+		}
+		if end < 0 {
+			i++
+			continue
+		}
+		out = append(out, [2]int{i, end})
+		i = end
 	}
 	return out
 }

@@ -65,6 +65,9 @@ const (
 	CodeTruncated              Code = "truncated"
 	CodeNativeEvidenceMissing  Code = "native_evidence_missing"
 	CodeOversizedTotal         Code = "oversized_total"
+	// CodeShadowedByNative: the agent deliberately skips the source for a
+	// native of the same folder, so ctx does not send it (info).
+	CodeShadowedByNative Code = "shadowed_by_native"
 )
 
 // Finding codes of an agent profile (manifest "profile"): the agent's own

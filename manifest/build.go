@@ -197,7 +197,7 @@ func buildSources(ctx context.Context, opts Options) (*Manifest, error) {
 	if m.Budgets == nil {
 		m.Budgets = Budgets{}
 	}
-	decide(rows, disc.Agent)
+	decide(rows, disc.Agent, shadowedBy(chain, rows))
 	applyBudgets(rows, opts.Budgets, est)
 	for i := range rows {
 		if rows[i].c.Implicit {
@@ -358,7 +358,10 @@ func audienceMatches(aud []string, agent string) bool {
 	return false
 }
 
-func decide(rows []row, agent string) {
+// decide makes the decision of every row; shadowed maps the canonical
+// path of a file the agent deliberately skips to the native that takes its
+// place.
+func decide(rows []row, agent string, shadowed map[string]string) {
 	var natives []*row
 	agentsAvailable := false
 	for i := range rows {
@@ -393,6 +396,10 @@ func decide(rows []row, agent string) {
 			}
 			if r.status != StatusAvailable {
 				r.reason = Reason(r.status)
+				break
+			}
+			if by, ok := shadowed[r.canonical]; ok && !r.c.IsText() {
+				r.reason, r.duplicateOf = ReasonShadowedByNative, by
 				break
 			}
 			if o, how := duplicate(r, accepted); o != nil {

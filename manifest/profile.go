@@ -219,3 +219,29 @@ func repositoryFiles(chain *profile.Chain, dir string) *profile.Chain {
 func within(p, dir string) bool {
 	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
 }
+
+// shadowedBy maps the canonical path of each file the chain's agent
+// deliberately skips to the id of the native row that takes its place
+// (see profile.Shadowed); nil without a chain.
+func shadowedBy(chain *profile.Chain, rows []row) map[string]string {
+	if chain == nil || len(chain.Shadowed) == 0 {
+		return nil
+	}
+	ids := map[string]string{}
+	for i := range rows {
+		if r := &rows[i]; r.c.Delivery == discover.DeliveryNative && !r.c.IsText() {
+			if _, ok := ids[r.canonical]; !ok {
+				ids[r.canonical] = r.c.ID
+			}
+		}
+	}
+	out := map[string]string{}
+	for _, s := range chain.Shadowed {
+		// a file that takes the place of another without being loaded
+		// (unreadable) shadows nothing ctx could name
+		if by, ok := ids[discover.Canonical(s.By)]; ok {
+			out[discover.Canonical(s.Path)] = by
+		}
+	}
+	return out
+}

@@ -255,3 +255,47 @@ func TestProfileRelativeLeavesOutPersonalFiles(t *testing.T) {
 		}
 	}
 }
+
+// A file the agent deliberately skips for another one in the same folder
+// (Claude Code's AGENTS.md next to a CLAUDE.md, Codex's AGENTS.md next to
+// an AGENTS.override.md) is not sent by ctx either: shadowed_by_native,
+// naming the native that shadows it, and an info finding.
+func TestProfileShadowed(t *testing.T) {
+	for _, tc := range []struct {
+		name  profile.Name
+		files map[string]string
+		want  string
+	}{
+		{profile.Claude, map[string]string{"CLAUDE.md": "Claude rules.\n", "AGENTS.md": "Agents rules.\n"},
+			"native:CLAUDE.md=native_autoload project_agents=shadowed_by_native(CLAUDE.md) project_claude=native_autoload(CLAUDE.md)"},
+		{profile.Codex, map[string]string{"AGENTS.override.md": "Override.\n", "AGENTS.md": "Agents rules.\n"},
+			"native:AGENTS.override.md=native_autoload project_agents=shadowed_by_native(AGENTS.override.md) project_claude=missing"},
+	} {
+		tc.files[".git/HEAD"] = ""
+		dir := project(t, tc.files)
+		m := build(t, manifest.Options{
+			Discover:       discover.Options{ProjectDir: dir, Home: filepath.Join(dir, "home"), SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+			Profile:        tc.name,
+			ProfileOptions: profile.Options{ManagedDir: filepath.Join(dir, "no-managed")},
+		})
+		if got := reasons(m); got != tc.want {
+			t.Errorf("%s: decisions\n got  %s\nwant %s", tc.name, got, tc.want)
+		}
+		if text := render.Text(m); text != "" {
+			t.Errorf("%s: ctx sends %q, which the agent deliberately skips", tc.name, text)
+		}
+		rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			if f.SourceID == "project_agents" && f.Code == "shadowed_by_native" && f.Severity == audit.Info && strings.Contains(f.Message, "skips") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no shadowed_by_native finding in %+v", tc.name, rep.Findings)
+		}
+	}
+}

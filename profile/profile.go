@@ -168,6 +168,19 @@ type Issue struct {
 	Detail string
 }
 
+// Shadowed is a file the agent deliberately does not load because another
+// file of the same folder takes its place: Claude Code reads AGENTS.md only
+// in a folder without CLAUDE.md, Codex reads AGENTS.override.md instead of
+// AGENTS.md.
+type Shadowed struct {
+	// Path is the file the agent skips, By the file it loads instead (a
+	// file of the chain, or one that takes its place without being loaded,
+	// as an empty AGENTS.override.md).
+	Path, By string
+	// Rule says which rule of the agent skips it.
+	Rule string
+}
+
 // Chain is what an agent loads by itself in one working directory.
 type Chain struct {
 	Profile Name
@@ -176,6 +189,9 @@ type Chain struct {
 	Root   string
 	Files  []File
 	Issues []Issue
+	// Shadowed lists the files the agent skips for another one, in the
+	// order its rules meet them.
+	Shadowed []Shadowed
 	// AgentConfig lists the agent's own configuration files that were read
 	// (Codex's config.toml, Gemini CLI's settings.json).
 	AgentConfig []string
@@ -315,8 +331,15 @@ func (l *loader) apply(r rule) error {
 			return err
 		}
 		for _, e := range r.entries {
-			if e.unless != nil && anyExists(dir, e.unless) {
-				continue
+			if e.unless != nil {
+				if by := firstExisting(dir, e.unless); by != "" {
+					for _, n := range e.names {
+						if p := filepath.Join(dir, n); exists(p) {
+							l.chain.Shadowed = append(l.chain.Shadowed, Shadowed{Path: p, By: by, Rule: r.text})
+						}
+					}
+					continue
+				}
 			}
 			var paths []string
 			switch {
@@ -324,9 +347,16 @@ func (l *loader) apply(r rule) error {
 				paths = globFiles(dir, e.glob)
 			case e.first:
 				for _, n := range e.names {
-					if p := filepath.Join(dir, n); exists(p) && (!e.nonEmpty || nonBlankFile(l, p)) {
+					p := filepath.Join(dir, n)
+					if !exists(p) || e.nonEmpty && !nonBlankFile(l, p) {
+						continue
+					}
+					if len(paths) == 0 {
 						paths = []string{p}
-						break
+					} else {
+						// one file per directory: the first takes the
+						// place of the others
+						l.chain.Shadowed = append(l.chain.Shadowed, Shadowed{Path: p, By: paths[0], Rule: r.text})
 					}
 				}
 			default:
@@ -371,13 +401,15 @@ func (l *loader) apply(r rule) error {
 	return nil
 }
 
-func anyExists(dir string, names []string) bool {
+// firstExisting returns the path of the first of names in dir that
+// exists, or "".
+func firstExisting(dir string, names []string) string {
 	for _, n := range names {
-		if exists(filepath.Join(dir, n)) {
-			return true
+		if p := filepath.Join(dir, n); exists(p) {
+			return p
 		}
 	}
-	return false
+	return ""
 }
 
 func nonBlankFile(l *loader, p string) bool {

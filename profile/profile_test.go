@@ -446,3 +446,50 @@ func TestDetect(t *testing.T) {
 		t.Error("AGENTS.md alone marks no agent")
 	}
 }
+
+// The files an agent skips for another one in the same folder: Claude
+// Code's AGENTS.md next to CLAUDE.md (or .claude/CLAUDE.md), Codex's
+// AGENTS.md and fallback names next to AGENTS.override.md (even an empty
+// one, which Codex then skips), and in CODEX_HOME the AGENTS.md next to a
+// non-empty override.
+func TestShadowed(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"repo/.git/HEAD":              "",
+		"repo/CLAUDE.md":              "c\n",
+		"repo/AGENTS.md":              "a\n",
+		"repo/sub/.claude/CLAUDE.md":  "c\n",
+		"repo/sub/AGENTS.md":          "a\n",
+		"repo/sub/AGENTS.override.md": "\n",
+		"repo/sub/TEAM.md":            "t\n",
+		"codex/AGENTS.override.md":    "o\n",
+		"codex/AGENTS.md":             "g\n",
+	})
+	shadowed := func(c *Chain) []string {
+		var out []string
+		for _, s := range c.Shadowed {
+			a, _ := filepath.Rel(dir, s.Path)
+			b, _ := filepath.Rel(dir, s.By)
+			out = append(out, a+" by "+b)
+		}
+		return out
+	}
+	o := Options{Dir: filepath.Join(dir, "repo/sub"), Home: filepath.Join(dir, "home"), Getenv: noEnv, ManagedDir: filepath.Join(dir, "none")}
+	c, err := Load(context.Background(), Claude, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "claude", shadowed(c), []string{"repo/AGENTS.md by repo/CLAUDE.md", "repo/sub/AGENTS.md by repo/sub/.claude/CLAUDE.md"})
+	o.Getenv = func(k string) string {
+		if k == "CODEX_HOME" {
+			return filepath.Join(dir, "codex")
+		}
+		return ""
+	}
+	o.CodexFallbackNames = []string{"TEAM.md"}
+	c, err = Load(context.Background(), Codex, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "codex", shadowed(c), []string{"codex/AGENTS.md by codex/AGENTS.override.md",
+		"repo/sub/AGENTS.md by repo/sub/AGENTS.override.md", "repo/sub/TEAM.md by repo/sub/AGENTS.override.md"})
+}

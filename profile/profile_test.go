@@ -385,6 +385,15 @@ func TestImportsOutsideCode(t *testing.T) {
 		{"```md\n@fenced.md\n```\n@out.md", "out.md"},
 		{"~~~\n@tilde.md\n~~~~\n@x.md", "x.md"},
 		{"@!notpath", ""},
+		// CommonMark: an indented code block, in a list item too, and a
+		// code span that runs over a line break are code; an indented
+		// line that continues a paragraph is not
+		{"text\n\n    @indented.md\n\n@real.md", "real.md"},
+		{"- item\n\n      @in-list-code.md\n- @item.md", "item.md"},
+		{"`start\n@in-span.md end` @out.md", "out.md"},
+		{"para\n    @continued.md", "continued.md"},
+		{"> quoted @quoted.md\n>\n>     @quoted-code.md", "quoted.md"},
+		{"```\nunclosed fence\n@in-fence.md", ""},
 	} {
 		if got := strings.Join(claudeImports([]byte(tc.in)), " "); got != tc.want {
 			t.Errorf("claudeImports(%q) = %q, want %q", tc.in, got, tc.want)

@@ -1,8 +1,6 @@
 package profile
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -10,6 +8,9 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
 
 	"github.com/ctxaudit/ctx/internal/gitignore"
 )
@@ -325,10 +326,12 @@ func globFS(fsys fs.FS, pattern string) ([]string, error) {
 var claudeRef = regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`)
 
 // claudeImports returns the import references of a Claude Code memory
-// file, in order, outside code blocks and code spans.
+// file, in order, outside code: the Markdown is read as CommonMark, and
+// fenced and indented code blocks and code spans (also one that runs over
+// a line break) are not searched.
 func claudeImports(b []byte) []string {
 	var out []string
-	for _, line := range proseLines(b) {
+	for _, line := range strings.Split(string(withoutCode(b)), "\n") {
 		for _, m := range claudeRef.FindAllStringSubmatch(line, -1) {
 			ref := strings.ReplaceAll(m[1], `\ `, " ")
 			if i := strings.IndexByte(ref, '#'); i > 0 {
@@ -426,74 +429,48 @@ func startsPath(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~/-", c) >= 0
 }
 
-// fenceOpen matches a fenced code block's opening line.
-var fenceOpen = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
-
-// proseLines returns the lines of b outside fenced code blocks, with inline
-// code spans blanked out.
-func proseLines(b []byte) []string {
-	var out []string
-	fence := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), len(b)+1)
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if fence != "" {
-			t := strings.TrimLeft(line, " ")
-			if strings.HasPrefix(t, fence) && strings.Trim(t, string(fence[0])+" \t") == "" {
-				fence = ""
+// withoutCode returns a copy of the Markdown b with the text of its code
+// (fenced and indented code blocks, their info strings, code spans) turned
+// into spaces, line breaks kept, as a CommonMark parser (goldmark) reads it.
+func withoutCode(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	blank := func(seg text.Segment) {
+		for i := seg.Start; i < seg.Stop && i < len(out); i++ {
+			if out[i] != '\n' && out[i] != '\r' {
+				out[i] = ' '
 			}
-			continue
 		}
-		if m := fenceOpen.FindStringSubmatch(line); m != nil {
-			fence = m[1]
-			continue
-		}
-		out = append(out, blankCodeSpans(line))
 	}
+	doc := goldmark.DefaultParser().Parse(text.NewReader(b))
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock:
+			if n.Info != nil {
+				blank(n.Info.Segment)
+			}
+			for i := 0; i < n.Lines().Len(); i++ {
+				blank(n.Lines().At(i))
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeBlock:
+			for i := 0; i < n.Lines().Len(); i++ {
+				blank(n.Lines().At(i))
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					blank(t.Segment)
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
 	return out
-}
-
-// blankCodeSpans replaces inline code spans (a run of backticks up to the
-// next run of the same length) with spaces.
-func blankCodeSpans(line string) string {
-	b := []byte(line)
-	for i := 0; i < len(b); {
-		if b[i] != '`' {
-			i++
-			continue
-		}
-		j := i
-		for j < len(b) && b[j] == '`' {
-			j++
-		}
-		n := j - i
-		closeAt := -1
-		for k := j; k < len(b); {
-			if b[k] != '`' {
-				k++
-				continue
-			}
-			e := k
-			for e < len(b) && b[e] == '`' {
-				e++
-			}
-			if e-k == n {
-				closeAt = e
-				break
-			}
-			k = e
-		}
-		if closeAt < 0 {
-			i = j
-			continue
-		}
-		for k := i; k < closeAt; k++ {
-			b[k] = ' '
-		}
-		i = closeAt
-	}
-	return string(b)
 }
 
 // Frontmatter.

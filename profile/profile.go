@@ -88,6 +88,10 @@ const (
 	CodeOverAgentLimit Code = "over_agent_limit"
 )
 
+// CodexProjectDocsOff is the [Options].CodexMaxBytes of a Codex that reads
+// no project document (project_doc_max_bytes = 0 in its config.toml).
+const CodexProjectDocsOff int64 = -1
+
 // DefaultMaxFileBytes bounds how much of one file is read.
 const DefaultMaxFileBytes = 64 << 20
 
@@ -105,7 +109,9 @@ type Options struct {
 	RootMarkers []string
 	// CodexFallbackNames is Codex's project_doc_fallback_filenames.
 	CodexFallbackNames []string
-	// CodexMaxBytes is Codex's project_doc_max_bytes; 0 is 32768.
+	// CodexMaxBytes is Codex's project_doc_max_bytes; 0 takes it from
+	// Codex's config.toml, else 32768; CodexProjectDocsOff turns the
+	// project documents off, as project_doc_max_bytes = 0 does in Codex.
 	CodexMaxBytes int64
 	// GeminiFileNames is Gemini CLI's context.fileName; nil is
 	// ["GEMINI.md"].

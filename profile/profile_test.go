@@ -142,6 +142,32 @@ func TestCodexConfig(t *testing.T) {
 	if len(c.AgentConfig) != 1 {
 		t.Errorf("agent config %v", c.AgentConfig)
 	}
+
+	// project_doc_max_bytes = 0 turns the project documents off (Codex
+	// returns no project doc); the global file is read all the same
+	dir = tree(t, map[string]string{
+		"home/.codex/config.toml": "project_doc_max_bytes = 0\n",
+		"home/.codex/AGENTS.md":   "global\n",
+		"repo/.git/HEAD":          "",
+		"repo/AGENTS.md":          "project\n",
+	})
+	o := Options{Dir: filepath.Join(dir, "repo"), Home: filepath.Join(dir, "home"), Getenv: noEnv}
+	c, err = Load(context.Background(), Codex, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, issues := got(c, dir)
+	check(t, "files with project_doc_max_bytes = 0", files, []string{"home/.codex/AGENTS.md 7/7"})
+	check(t, "issues with project_doc_max_bytes = 0", issues, nil)
+	o.CodexMaxBytes = CodexProjectDocsOff
+	o.Home = filepath.Join(dir, "nohome")
+	c, err = Load(context.Background(), Codex, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Files) != 0 {
+		t.Errorf("CodexProjectDocsOff: %+v", c.Files)
+	}
 }
 
 // Claude Code (memory docs): managed policy, user memory, then from / down

@@ -97,21 +97,26 @@ func rulesOf(name Name, o Options) []rule {
 				names = append(names, n)
 			}
 		}
-		return []rule{
+		rules := []rule{
 			// docs/agents_md.md, "Global Instructions": AGENTS.override.md in
 			// CODEX_HOME (default ~/.codex), else AGENTS.md; only the first
 			// non-empty file is used.
 			{id: "codex/global", label: "Codex: global", text: "Codex: global AGENTS.override.md, else AGENTS.md, in CODEX_HOME", evidence: docCodex,
 				where: whereCodexHome, entries: []entry{{names: []string{"AGENTS.override.md", "AGENTS.md"}, first: true, nonEmpty: true}}},
+		}
+		if o.CodexMaxBytes < 0 {
+			// project_doc_max_bytes = 0: read_project_docs returns nothing
+			return rules
+		}
+		return append(rules,
 			// docs/agents_md.md, "Project Instructions"; codex-rs
 			// core/src/project_doc.rs: from the Git root (nearest .git, or
 			// project_root_markers) down to the working directory, at most
 			// one file per directory (AGENTS.override.md, AGENTS.md, then
 			// project_doc_fallback_filenames), joined root first;
 			// project_doc_max_bytes (32 KiB) is shared by the chain.
-			{id: "codex/project", label: "Codex: root → cwd", text: "Codex: AGENTS.override.md, AGENTS.md or a fallback name in each directory from the project root to the working directory",
-				evidence: docCodex, where: whereRootToCwd, entries: []entry{{names: names, first: true}}},
-		}
+			rule{id: "codex/project", label: "Codex: root → cwd", text: "Codex: AGENTS.override.md, AGENTS.md or a fallback name in each directory from the project root to the working directory",
+				evidence: docCodex, where: whereRootToCwd, entries: []entry{{names: names, first: true}}})
 	case Claude:
 		perDir := []entry{
 			{names: []string{"CLAUDE.md", ".claude/CLAUDE.md"}},

@@ -299,3 +299,45 @@ func TestProfileShadowed(t *testing.T) {
 		}
 	}
 }
+
+// The audit's header and its total count the same files: those the agent
+// loads in every session. A blank file, and one Codex's limit leaves
+// nothing of, are listed but not counted.
+func TestProfileCountsAgree(t *testing.T) {
+	dir := project(t, map[string]string{
+		".git/HEAD":       "",
+		"AGENTS.md":       strings.Repeat("a", 40000),
+		"b/AGENTS.md":     "dropped\n",
+		"b/c/AGENTS.md":   "  \n",
+		"b/c/d/AGENTS.md": "also dropped\n",
+	})
+	m := build(t, manifest.Options{
+		Discover: discover.Options{ProjectDir: filepath.Join(dir, "b/c/d"), Home: filepath.Join(dir, "home"), SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+		Profile:  profile.Codex,
+	})
+	rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Native.Files != 1 || rep.Native.Bytes != 32768 {
+		t.Errorf("native %+v, want 1 file of 32,768 bytes", rep.Native)
+	}
+	var b strings.Builder
+	if err := audit.Write(&b, rep, audit.FormatTable, audit.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"(profile codex: 1 file the agent loads by itself)", "it loads by itself (1 file)"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the audit lacks %q:\n%s", s, b.String())
+		}
+	}
+	var codes []string
+	for _, f := range rep.Findings {
+		if f.Code == audit.CodeAgentTruncation {
+			codes = append(codes, filepath.Base(filepath.Dir(strings.TrimPrefix(f.SourceID, "native:"))))
+		}
+	}
+	if got := strings.Join(codes, " "); got != "/ b d" && !strings.HasSuffix(got, " b d") {
+		t.Errorf("agent_truncation on %q: the blank file lost nothing", got)
+	}
+}

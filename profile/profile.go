@@ -151,6 +151,9 @@ type File struct {
 	// agent keeps (less than Size when the agent cuts the file).
 	Size   int
 	Loaded int
+	// Blank is true for a file of white space only: the agent gains
+	// nothing from it (Codex skips it).
+	Blank bool
 
 	rule string // the id of the rule that loads it
 }
@@ -201,6 +204,23 @@ type Chain struct {
 	// AgentConfig lists the agent's own configuration files that were read
 	// (Codex's config.toml, Gemini CLI's settings.json).
 	AgentConfig []string
+}
+
+// Loaded counts the files of the chain the agent loads in every session
+// (not blank, not conditional, and not cut to nothing by its limits), and
+// the conditional ones that are not blank. The other files are listed but
+// bring nothing.
+func (c *Chain) Loaded() (loaded, conditional int) {
+	for _, f := range c.Files {
+		switch {
+		case f.Blank:
+		case f.Condition != "":
+			conditional++
+		case f.Loaded > 0:
+			loaded++
+		}
+	}
+	return loaded, conditional
 }
 
 func orDefault(v, def []string) []string {
@@ -326,6 +346,7 @@ func (l *loader) add(f File) bool {
 	}
 	l.seen[c] = true
 	f.Size, f.Loaded = len(b), len(b)
+	f.Blank = strings.TrimSpace(string(b)) == ""
 	l.chain.Files = append(l.chain.Files, f)
 	return true
 }

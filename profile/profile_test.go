@@ -528,3 +528,73 @@ func TestShadowed(t *testing.T) {
 	check(t, "codex", shadowed(c), []string{"codex/AGENTS.md by codex/AGENTS.override.md",
 		"repo/sub/AGENTS.md by repo/sub/AGENTS.override.md", "repo/sub/TEAM.md by repo/sub/AGENTS.override.md"})
 }
+
+// Codex's cut at its edges (codex-rs project_doc.rs): a blank file is
+// skipped and loses nothing, also once the budget is used up; a file whose
+// kept part is blank is dropped without using the budget, and its content
+// is lost; a file after the budget is used up is dropped whole.
+func TestCodexCutEdges(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"repo/.git/HEAD":           "",
+		"repo/AGENTS.md":           strings.Repeat("a", 60),
+		"repo/b/AGENTS.md":         "   \nlate content\n",
+		"repo/b/c/AGENTS.md":       "abcdefghij",
+		"repo/b/c/d/AGENTS.md":     "  \n",
+		"repo/b/c/d/e/AGENTS.md":   "dropped\n",
+		"repo/b/c/d/e/f/AGENTS.md": "\n\n",
+	})
+	c, err := Load(context.Background(), Codex, Options{Dir: filepath.Join(dir, "repo/b/c/d/e/f"), Home: filepath.Join(dir, "home"), Getenv: noEnv, CodexMaxBytes: 63})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, issues := got(c, dir)
+	check(t, "files", files, []string{
+		"repo/AGENTS.md 60/60",
+		"repo/b/AGENTS.md 0/17",    // 3 bytes kept, all blank: dropped, the budget kept
+		"repo/b/c/AGENTS.md 3/10",  // cut
+		"repo/b/c/d/AGENTS.md 0/3", // blank: skipped
+		"repo/b/c/d/e/AGENTS.md 0/8",
+		"repo/b/c/d/e/f/AGENTS.md 0/2", // blank, after the budget: skipped, nothing lost
+	})
+	check(t, "issues", issues, []string{
+		"agent_truncation repo/b/AGENTS.md 17/63 bytes",
+		"agent_truncation repo/b/c/AGENTS.md 7/63 bytes",
+		"agent_truncation repo/b/c/d/e/AGENTS.md 8/63 bytes",
+	})
+	loaded, conditional := c.Loaded()
+	if loaded != 2 || conditional != 0 {
+		t.Errorf("loaded %d, conditional %d; want 2 and 0", loaded, conditional)
+	}
+}
+
+// The table of `ctx discover --profile` fits its width, heading included,
+// and shows bytes with thousands separators; its heading counts what the
+// audit counts.
+func TestWriteTable(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"repo/.git/HEAD":         "",
+		"repo/GEMINI.md":         strings.Repeat("g", 12345),
+		"repo/pkg/sub/GEMINI.md": "sub\n",
+		"repo/blank/GEMINI.md":   "\n",
+	})
+	c, err := Load(context.Background(), Gemini, Options{Dir: filepath.Join(dir, "repo"), Home: filepath.Join(dir, "home"), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := c.WriteTable(&b, filepath.Join(dir, "repo"), filepath.Join(dir, "home"), 60); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > 60 && !strings.HasPrefix(line, "Project root: ") {
+			t.Errorf("%d columns, over 60: %q", n, line)
+		}
+	}
+	for _, s := range []string{"Profile gemini: 1 file the agent loads by itself, 1 more\nwhen their conditions apply, 1 that bring nothing (blank, or\npast its limit); 3 listed in load order\n",
+		"| 12,345 |"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("the table lacks %q:\n%s", s, out)
+		}
+	}
+}

@@ -590,15 +590,16 @@ func (l *loader) limits() error {
 			if err != nil {
 				return err
 			}
-			if remaining <= 0 {
+			switch take := min(int64(len(b)), max(remaining, 0)); {
+			case f.Blank:
+				// Codex skips an empty file: nothing is lost
 				f.Loaded = 0
-			} else {
-				take := min(int64(len(b)), remaining)
-				if strings.TrimSpace(string(b[:take])) == "" {
-					// Codex discards an empty segment; it costs nothing
-					f.Loaded = 0
-					continue
-				}
+				continue
+			case remaining <= 0 || strings.TrimSpace(string(b[:take])) == "":
+				// past the budget, the file is not read; a kept part that
+				// is blank is discarded without using the budget
+				f.Loaded = 0
+			default:
 				f.Loaded = int(take)
 				remaining -= take
 			}

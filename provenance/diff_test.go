@@ -154,8 +154,10 @@ func TestDiff(t *testing.T) {
 		"| position 3",
 		"| project_claude | decision   | missing ",
 		"| fallback_not_selected",
-		"| project_agents | tokens     | 6 ",
-		"| 18 (+12)",
+		// numbers right-aligned in their column
+		"| project_agents | tokens     |    ",
+		" 6 |",
+		" 18 (+12) |",
 		"| notes          | decision   | included ",
 		"| budget_exhausted",
 		"| rules          | added      | -",

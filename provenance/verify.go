@@ -11,6 +11,7 @@ import (
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
@@ -292,13 +293,13 @@ func redecided(s, now *manifest.Source) string {
 	ob, nb := deref(s.EmittedBytes), deref(now.EmittedBytes)
 	if ob != nb || !sameHash(s.EmittedHash, now.EmittedHash) {
 		if ob != nb {
-			notes = append(notes, fmt.Sprintf("emitted %d → %d bytes", ob, nb))
+			notes = append(notes, "emitted "+display.Int(ob)+" → "+display.Int(nb)+" bytes")
 		} else {
 			notes = append(notes, "other emitted text")
 		}
 	}
 	if ot, nt := deref(s.EmittedTokens), deref(now.EmittedTokens); ot != nt {
-		notes = append(notes, fmt.Sprintf("emitted %d → %d tokens", ot, nt))
+		notes = append(notes, "emitted "+display.Int(ot)+" → "+display.Int(nt)+" tokens")
 	}
 	// the emitted bytes are said by the decision when nothing is sent
 	if len(notes) == 3 && (!s.Included || !now.Included) {
@@ -459,7 +460,7 @@ func fileRedecided(f, now *manifest.FileRow) string {
 		notes = append(notes, fmt.Sprintf("status %s → %s", f.Status, now.Status))
 	}
 	if f.EmittedTokens != now.EmittedTokens {
-		notes = append(notes, fmt.Sprintf("emitted %d → %d tokens", f.EmittedTokens, now.EmittedTokens))
+		notes = append(notes, "emitted "+display.Int(f.EmittedTokens)+" → "+display.Int(now.EmittedTokens)+" tokens")
 	} else if f.EmittedHash != now.EmittedHash && len(notes) == 0 {
 		notes = append(notes, "other emitted text")
 	}

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
@@ -54,7 +56,7 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 		}
 	case FormatTable:
 		for _, st := range rep.Settings {
-			b.WriteString(wrap(fmt.Sprintf("setting %s: %s → %s", st.Setting, orNone(st.Old), orNone(st.New)), TableWidth))
+			b.WriteString(table.WrapText(fmt.Sprintf("setting %s: %s → %s", st.Setting, orNone(st.Old), orNone(st.New)), TableWidth) + "\n")
 		}
 		rows := make([][]string, 0, len(rep.Rows))
 		for _, r := range rep.Rows {
@@ -66,7 +68,7 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 		}
 		for _, r := range rep.Rows {
 			if r.Note != "" {
-				b.WriteString(wrap(r.ID+": "+r.Note, TableWidth))
+				b.WriteString(table.WrapText(r.ID+": "+r.Note, TableWidth) + "\n")
 			}
 		}
 		b.WriteString(verifySummary(rep))
@@ -109,26 +111,6 @@ func orNone(s string) string {
 	return s
 }
 
-// wrap breaks s into lines of at most width characters at spaces, the
-// lines after the first indented by two, each ending in a newline.
-func wrap(s string, width int) string {
-	var b strings.Builder
-	line := ""
-	for _, w := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = w
-		case utf8.RuneCountInString(line)+1+utf8.RuneCountInString(w) <= width:
-			line += " " + w
-		default:
-			b.WriteString(line + "\n")
-			line = "  " + w
-		}
-	}
-	b.WriteString(line + "\n")
-	return b.String()
-}
-
 // WriteDiff writes rep to w in format f, in one Write call. The table has
 // a row per change (id, change, old, new), preceded by the agent and
 // estimator when they differ and followed by the counts and the total
@@ -150,7 +132,7 @@ func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
 		rows := diffRows(rep)
 		if len(rows) > 0 {
 			header := []string{"id", "change", "old", "new"}
-			if err := table.Write(&b, header, fit(header, rows, []int{26, 0, -1, -1})); err != nil {
+			if err := table.Write(&b, header, alignNumbers(fit(header, rows, []int{26, 0, -1, -1}), 2, 3)); err != nil {
 				return err
 			}
 		} else {
@@ -160,13 +142,35 @@ func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
 		if rep.Old.Files+rep.New.Files > 0 {
 			fmt.Fprintf(&b, "files: %s\n", counts(len(rep.Files), rep.Unchanged.Files, func(i int) []Change { return rep.Files[i].Changes }))
 		}
-		fmt.Fprintf(&b, "emitted tokens: %d → %d (%s)\n", rep.Old.EmittedTokens, rep.New.EmittedTokens, delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
+		fmt.Fprintf(&b, "emitted tokens: %s → %s (%s)\n", display.Int(rep.Old.EmittedTokens), display.Int(rep.New.EmittedTokens), delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
 	default:
 		_, err := ParseFormat(string(f))
 		return err
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// number is a cell that holds a count, with the change after it: "1,204"
+// or "1,230 (+26)".
+var number = regexp.MustCompile(`^-?[0-9][0-9,]*( \([+-]?[0-9][0-9,]*\))?$`)
+
+// alignNumbers right-aligns the numbers of the columns cols in rows (the
+// table writer aligns whole columns, which also hold words): it pads them
+// on the left to the column's width.
+func alignNumbers(rows [][]string, cols ...int) [][]string {
+	for _, c := range cols {
+		w := 0
+		for _, r := range rows {
+			w = max(w, utf8.RuneCountInString(r[c]))
+		}
+		for _, r := range rows {
+			if number.MatchString(r[c]) {
+				r[c] = strings.Repeat(" ", w-utf8.RuneCountInString(r[c])) + r[c]
+			}
+		}
+	}
+	return rows
 }
 
 // counts says "1 added, 1 removed, 2 changed, 3 unchanged".
@@ -208,7 +212,7 @@ func diffRows(rep *DiffReport) [][]string {
 			case ChangeDecision:
 				add(d.ID, c, string(o.Reason), string(n.Reason))
 			case ChangeTokens:
-				add(d.ID, c, fmt.Sprint(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
+				add(d.ID, c, display.Int(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
 			}
 		}
 	}
@@ -231,7 +235,7 @@ func diffRows(rep *DiffReport) [][]string {
 			case ChangeStatus:
 				add(id, c, string(o.Status), string(n.Status))
 			case ChangeTokens:
-				add(id, c, fmt.Sprint(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
+				add(id, c, display.Int(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
 			}
 		}
 	}
@@ -251,15 +255,15 @@ func diffRows(rep *DiffReport) [][]string {
 			o, n := d.Old, d.New
 			switch c {
 			case ChangeAdded:
-				add("history", c, "-", fmt.Sprintf("%s, %d tokens", n.File, n.TokensAfter))
+				add("history", c, "-", n.File+", "+plural(n.TokensAfter, "token"))
 			case ChangeRemoved:
-				add("history", c, fmt.Sprintf("%s, %d tokens", o.File, o.TokensAfter), "-")
+				add("history", c, o.File+", "+plural(o.TokensAfter, "token"), "-")
 			case ChangePath:
 				add("history", c, o.File, n.File)
 			case ChangeContent:
 				add("history", c, short(o.SourceHash), short(n.SourceHash))
 			case ChangeTokens:
-				add("history", c, fmt.Sprint(o.TokensAfter), tokens(o.TokensAfter, n.TokensAfter))
+				add("history", c, display.Int(o.TokensAfter), tokens(o.TokensAfter, n.TokensAfter))
 			}
 		}
 	}
@@ -296,8 +300,8 @@ func limits(b manifest.Budget) string {
 		name string
 		v    measure.Limit
 	}{{"max_chars", b.MaxChars}, {"max_lines", b.MaxLines}, {"max_tokens", b.MaxTokens}} {
-		if l.v.IsSet() {
-			parts = append(parts, l.name+" "+l.v.String())
+		if n, ok := l.v.Value(); ok {
+			parts = append(parts, l.name+" "+display.Int(int(n)))
 		}
 	}
 	if len(parts) == 0 {
@@ -308,21 +312,21 @@ func limits(b manifest.Budget) string {
 
 // tokens shows the new count and the difference: "150 (+30)".
 func tokens(old, new int) string {
-	return fmt.Sprintf("%d (%s)", new, delta(new-old))
+	return display.Int(new) + " (" + delta(new-old) + ")"
 }
 
 func delta(d int) string {
 	if d > 0 {
-		return fmt.Sprintf("+%d", d)
+		return "+" + display.Int(d)
 	}
-	return fmt.Sprint(d)
+	return display.Int(d)
 }
 
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return display.Int(n) + " " + what + "s"
 }
 
 // shortHash shows the start of a hash, or else the status, or "-".

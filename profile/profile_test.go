@@ -598,3 +598,13 @@ func TestWriteTable(t *testing.T) {
 		}
 	}
 }
+
+func TestClosest(t *testing.T) {
+	for in, want := range map[string]Name{"claud": Claude, "Claude": Claude, "gemni": Gemini, "codx": Codex, "cursr": Cursor,
+		"claude": "", "mybot": "", "x": "", "": ""} {
+		got, ok := Closest(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("Closest(%q) = %q, %v; want %q", in, got, ok, want)
+		}
+	}
+}

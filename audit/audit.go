@@ -94,6 +94,9 @@ const (
 	// Warning.
 	CodeNULBytes       Code = "nul_bytes"
 	CodeOversizedTotal Code = "oversized_total"
+	// CodeShadowedByNative: the agent deliberately skips the source for a
+	// native of the same folder, so ctx does not send it (info).
+	CodeShadowedByNative Code = "shadowed_by_native"
 )
 
 // Finding codes of an agent profile (manifest "profile"): the agent's own

@@ -61,6 +61,9 @@ var rules = []struct {
 	{Rule{CodeSameContent, "A source has the same bytes as another one."}, ofSource, func(a about) string {
 		return sameMessage("same bytes as ", a)
 	}},
+	{Rule{CodeShadowedByNative, "The agent deliberately skips a source for another file of the same folder, so ctx does not send it either."}, ofSource, func(a about) string {
+		return "the agent skips this file for " + a.f.RelatedID + ", so ctx does not send it either"
+	}},
 	{Rule{CodeAudienceExcluded, "A source is meant for other agents, so it is not sent."}, ofSource, func(a about) string {
 		return "its audience is " + strings.Join(a.src.Audience, ", ") + "; the agent is " + a.rep.Agent
 	}},

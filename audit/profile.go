@@ -25,8 +25,8 @@ func profileFindings(m *manifest.Manifest) []Finding {
 
 // nativeTotal sums what the agent loads by itself: the native rows that are
 // available and meant for it, as much of each as the agent keeps (the
-// profile's loaded sizes where it has them); conditional files are counted
-// apart.
+// profile's loaded sizes where it has them; a file its limit cuts to
+// nothing is not counted); conditional files are counted apart.
 func nativeTotal(m *manifest.Manifest) NativeTotal {
 	var t NativeTotal
 	prof := map[string]manifest.ProfileFile{}
@@ -42,6 +42,10 @@ func nativeTotal(m *manifest.Manifest) NativeTotal {
 		if f, ok := prof[s.ID]; ok {
 			if f.Condition != "" {
 				t.Conditional++
+				continue
+			}
+			if f.LoadedBytes == 0 {
+				// the agent's own limit leaves nothing of it
 				continue
 			}
 			t.Files++

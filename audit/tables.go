@@ -49,7 +49,8 @@ func agentLine(rep *Report) string {
 	m := rep.Manifest
 	switch {
 	case m != nil && m.Profile != nil:
-		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself)", rep.Agent, m.Profile.Name, count(len(m.Profile.Files), "file"))
+		// the files counted in the total: loaded in every session
+		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself)", rep.Agent, m.Profile.Name, count(rep.Native.Files, "file"))
 	case rep.Agent == manifest.DefaultAgent:
 		return rep.Agent + " (no agent or profile given; --profile NAME lists what an agent loads by itself)"
 	}

@@ -135,7 +135,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"budget boolean tokens", "[budgets.x]\nmax_tokens = true\n", "budgets.x.max_tokens: must be a nonnegative whole number or inf, not a boolean"},
 		{"estimator unknown", "agent = \"a\"\nestimator = \"gpt-4o\"\n", "ctx.toml:2: estimator: unknown estimator \"gpt-4o\" (known: chars4, o200k, cl100k)"},
 		{"estimator type", "estimator = 4\n", "ctx.toml:1: estimator: must be a string, not an integer"},
-		{"estimator manifest name", "estimator = \"o200k_base\"\n", "estimator: unknown estimator \"o200k_base\" (known: chars4, o200k, cl100k)"},
+		{"estimator manifest name", "estimator = \"o200k_base (tiktoken BPE, special tokens as text), version 1\"\n", "estimator: unknown estimator \"o200k_base (tiktoken BPE, special tokens as text), version 1\" (known: chars4, o200k, cl100k)"},
 		{"budget negative", "[budgets.x]\nmax_chars = -1\n", "budgets.x.max_chars: must be a nonnegative whole number or inf, not -1"},
 		{"budget fraction", "[budgets.x]\nmax_lines = 1.5\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not 1.5"},
 		{"budget string", "[budgets.x]\nmax_lines = \"ten\"\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not \"ten\""},

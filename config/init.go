@@ -82,6 +82,18 @@ total_tokens = %d       # what ctx sends in total
 	return b.String()
 }
 
+// InitProfile returns the profile `ctx init` writes for the project in dir
+// when none is asked for: that of the one agent whose own instruction files
+// dir has (profile.Detect), and what was found; generic when dir has none,
+// or the files of several agents (found then lists them all).
+func InitProfile(dir string) (name profile.Name, found []profile.Detected) {
+	found = profile.Detect(dir)
+	if len(found) == 1 {
+		return found[0].Profile, found
+	}
+	return profile.Generic, found
+}
+
 // WriteTemplate writes [Template] of the profile to dir/ctx.toml, which
 // must not exist (then the error is [ErrExists], without the path); the
 // file is written whole or not at all. It returns the path of the file.

@@ -59,3 +59,26 @@ func TestWriteTemplateNeverOverwrites(t *testing.T) {
 		t.Errorf("left behind: %v", entries)
 	}
 }
+
+func TestInitProfile(t *testing.T) {
+	for _, tc := range []struct {
+		files []string
+		want  profile.Name
+		found int
+	}{
+		{[]string{"AGENTS.md"}, profile.Generic, 0},
+		{[]string{"CLAUDE.md", "AGENTS.md"}, profile.Claude, 1},
+		{[]string{"CLAUDE.md", "GEMINI.md"}, profile.Generic, 2},
+	} {
+		dir := t.TempDir()
+		for _, f := range tc.files {
+			if err := os.WriteFile(filepath.Join(dir, f), []byte("x\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		name, found := InitProfile(dir)
+		if name != tc.want || len(found) != tc.found {
+			t.Errorf("%v: %s, %v; want %s and %d found", tc.files, name, found, tc.want, tc.found)
+		}
+	}
+}

@@ -241,7 +241,7 @@ func buildSources(ctx context.Context, opts Options, sc *secrets.Scanner) (*Mani
 	if m.Budgets == nil {
 		m.Budgets = Budgets{}
 	}
-	decide(rows, disc.Agent)
+	decide(rows, disc.Agent, shadowedBy(chain, rows))
 	if sc != nil {
 		for i := range rows {
 			red, err := redactRow(ctx, sc, &rows[i], disc.ProjectDir)
@@ -415,7 +415,10 @@ func audienceMatches(aud []string, agent string) bool {
 	return false
 }
 
-func decide(rows []row, agent string) {
+// decide makes the decision of every row; shadowed maps the canonical
+// path of a file the agent deliberately skips to the native that takes its
+// place.
+func decide(rows []row, agent string, shadowed map[string]string) {
 	var natives []*row
 	agentsAvailable := false
 	for i := range rows {
@@ -450,6 +453,10 @@ func decide(rows []row, agent string) {
 			}
 			if r.status != StatusAvailable {
 				r.reason = Reason(r.status)
+				break
+			}
+			if by, ok := shadowed[r.canonical]; ok && !r.c.IsText() {
+				r.reason, r.duplicateOf = ReasonShadowedByNative, by
 				break
 			}
 			if o, how := duplicate(r, accepted); o != nil {

@@ -7,7 +7,10 @@
 // [Build] discovers the sources (see package discover), reads each one
 // without rewriting a byte, and decides in rendering order, first rule
 // first: audience_excluded, native_autoload (a native, or a duplicate of
-// one), the source's own status (missing, unreadable, empty), same_path or
+// one), the source's own status (missing, unreadable, empty),
+// shadowed_by_native (with a profile: a file the agent deliberately skips
+// for a native of the same folder, such as Claude Code's AGENTS.md beside
+// CLAUDE.md), same_path or
 // same_content (a duplicate of an included source), fallback_not_selected
 // (CLAUDE.md while AGENTS.md is available), else included. Budgets then cut
 // the included text by source id or kind: lines, then characters ([Cut]),

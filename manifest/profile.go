@@ -3,9 +3,9 @@ package manifest
 import (
 	"context"
 	"os"
+	"strings"
 
 	"github.com/ctxaudit/ctx/discover"
-	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
 )
@@ -117,13 +117,20 @@ func Discover(ctx context.Context, opts Options) (*discover.Result, *profile.Cha
 		if chain, err = profile.Load(ctx, opts.Profile, po); err != nil {
 			return nil, nil, err
 		}
+		if opts.RelativePaths {
+			chain = repositoryFiles(chain, po.Dir)
+		}
 		origin := "profile:" + string(opts.Profile)
 		d.Natives = append([]discover.Native(nil), d.Natives...)
+		// the importer as a relative manifest records it, the same in every
+		// clone: relative to the project (../ up to the repository root),
+		// else with home as ~
+		rel := newRelativizer(po.Dir, po.Home)
+		rel.setRoot(chain.Root)
 		for _, f := range chain.Files {
 			ev := f.Rule + " (" + f.Evidence + ")"
 			if f.ImportedBy != "" {
-				// the importer as a person reads it, the same in every clone
-				ev = f.Rule + ": " + f.Import + " in " + display.Rel(f.ImportedBy, po.Dir, po.Home) + " (" + f.Evidence + ")"
+				ev = f.Rule + ": " + f.Import + " in " + rel.path(f.ImportedBy) + " (" + f.Evidence + ")"
 			}
 			if f.Condition != "" {
 				ev += "; loaded when " + f.Condition
@@ -176,4 +183,65 @@ func profileRecord(chain *profile.Chain, rows []row, est measure.Estimator) *Pro
 			Count: is.Bytes, Limit: is.Limit, Unit: is.Unit, Advice: is.Advice, Detail: is.Detail})
 	}
 	return rec
+}
+
+// repositoryFiles returns chain with only the files of the repository: the
+// files in the project directory dir or below the chain's root. A relative
+// manifest is the one a repository commits, the same in every clone; the
+// agent's files in the home directory (~/.claude/CLAUDE.md,
+// ~/.codex/AGENTS.md, ~/.gemini/GEMINI.md and what they import), the
+// managed policy and the files above the repository belong to a person or
+// a machine, and a teammate with other ones would see drift. The issues
+// about them go too, and so do imports of ~/ paths, which name a file of
+// the person's.
+func repositoryFiles(chain *profile.Chain, dir string) *profile.Chain {
+	inside := func(p string) bool {
+		return within(p, dir) || chain.Root != "" && within(p, chain.Root)
+	}
+	out := *chain
+	out.Files, out.Issues = nil, nil
+	kept := map[string]bool{}
+	for _, f := range chain.Files {
+		if inside(f.Path) {
+			out.Files = append(out.Files, f)
+			kept[f.Path] = true
+		}
+	}
+	for _, is := range chain.Issues {
+		if kept[is.Path] && !strings.HasPrefix(is.Target, "@~/") {
+			out.Issues = append(out.Issues, is)
+		}
+	}
+	return &out
+}
+
+// within reports whether p is dir or below it.
+func within(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, strings.TrimSuffix(dir, "/")+"/")
+}
+
+// shadowedBy maps the canonical path of each file the chain's agent
+// deliberately skips to the id of the native row that takes its place
+// (see profile.Shadowed); nil without a chain.
+func shadowedBy(chain *profile.Chain, rows []row) map[string]string {
+	if chain == nil || len(chain.Shadowed) == 0 {
+		return nil
+	}
+	ids := map[string]string{}
+	for i := range rows {
+		if r := &rows[i]; r.c.Delivery == discover.DeliveryNative && !r.c.IsText() {
+			if _, ok := ids[r.canonical]; !ok {
+				ids[r.canonical] = r.c.ID
+			}
+		}
+	}
+	out := map[string]string{}
+	for _, s := range chain.Shadowed {
+		// a file that takes the place of another without being loaded
+		// (unreadable) shadows nothing ctx could name
+		if by, ok := ids[discover.Canonical(s.By)]; ok {
+			out[discover.Canonical(s.Path)] = by
+		}
+	}
+	return out
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/profile"
 	"github.com/ctxaudit/ctx/render"
@@ -156,5 +157,187 @@ func TestProfileRelative(t *testing.T) {
 	}
 	if string(out[0]) != string(out[1]) {
 		t.Errorf("two clones differ:\n%s\n----\n%s", out[0], out[1])
+	}
+}
+
+// A project in a subdirectory of its repository: the profile finds files
+// above the project (the repository root's CLAUDE.md, AGENTS.md, Copilot's
+// and Cursor's files), which a relative manifest records relative to the
+// project with ../, so that two clones at different depths, under
+// different home directories, give the same bytes.
+func TestProfileRelativeSubdirectory(t *testing.T) {
+	tree := map[string]string{
+		".git/HEAD":                       "",
+		"CLAUDE.md":                       "# Root\n@docs/team.md\n",
+		"docs/team.md":                    "Team rules.\n",
+		"AGENTS.md":                       "Root agents.\n",
+		"GEMINI.md":                       "Root gemini.\n",
+		".github/copilot-instructions.md": "Copilot.\n",
+		".cursorrules":                    "Cursor.\n",
+		"pkg/app/web/CLAUDE.md":           "App rules.\n",
+		"pkg/app/web/AGENTS.md":           "App agents.\n",
+	}
+	for _, name := range []profile.Name{profile.Claude, profile.Codex, profile.Gemini, profile.Copilot, profile.Cursor} {
+		var out [][]byte
+		for i, layout := range []string{"clone1", "deeper/x/clone2"} {
+			base := project(t, nil)
+			repo := filepath.Join(base, layout)
+			testfs.Write(t, repo, tree)
+			home := filepath.Join(base, fmt.Sprintf("home%d", i))
+			m := build(t, manifest.Options{
+				Discover:       discover.Options{ProjectDir: filepath.Join(repo, "pkg/app/web"), Home: home, Getenv: func(string) string { return "" }},
+				Profile:        name,
+				ProfileOptions: profile.Options{ManagedDir: filepath.Join(base, "no-managed")},
+				RelativePaths:  true,
+			})
+			b := encode(t, m)
+			if strings.Contains(string(b), base) {
+				t.Errorf("%s: a host path in a relative manifest:\n%s", name, b)
+			}
+			if m.Profile.Root != "../../.." {
+				t.Errorf("%s: profile root %q, want ../../..", name, m.Profile.Root)
+			}
+			out = append(out, b)
+		}
+		if string(out[0]) != string(out[1]) {
+			t.Errorf("%s: two clones differ:\n%s\n----\n%s", name, out[0], out[1])
+		}
+	}
+}
+
+// A relative manifest, the one a repository commits, records only the
+// files of the repository: the agent's files in the home directory, the
+// managed policy and the files above the repository belong to a person or
+// a machine, and a teammate who has other ones would see them as drift.
+// An absolute manifest records them all.
+func TestProfileRelativeLeavesOutPersonalFiles(t *testing.T) {
+	base := project(t, map[string]string{
+		"CLAUDE.md":                   "Above the repository.\n",
+		"home/.claude/CLAUDE.md":      "My preferences.\n@~/notes.md\n",
+		"home/notes.md":               "My notes.\n",
+		"home/.claude/rules/style.md": "My style.\n",
+		"home/.gemini/GEMINI.md":      "My Gemini.\n",
+		"home/.codex/AGENTS.md":       "My Codex.\n",
+		"managed/CLAUDE.md":           "Policy.\n",
+		"repo/.git/HEAD":              "",
+		"repo/CLAUDE.md":              "Team.\n@~/.claude/mine.md\n",
+		"repo/AGENTS.md":              "Team agents.\n",
+		"repo/GEMINI.md":              "Team Gemini.\n",
+		"repo/svc/CLAUDE.md":          "Service.\n",
+	})
+	home := filepath.Join(base, "home")
+	for _, tc := range []struct {
+		name          profile.Name
+		absolute, rel int
+	}{{profile.Claude, 7, 2}, {profile.Gemini, 2, 1}, {profile.Codex, 2, 1}} {
+		o := manifest.Options{
+			Discover:       discover.Options{ProjectDir: filepath.Join(base, "repo/svc"), Home: home, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+			Profile:        tc.name,
+			ProfileOptions: profile.Options{ManagedDir: filepath.Join(base, "managed")},
+		}
+		abs := build(t, o)
+		o.RelativePaths = true
+		rel := build(t, o)
+		if len(abs.Profile.Files) != tc.absolute || len(rel.Profile.Files) != tc.rel {
+			t.Errorf("%s: %d files in the absolute manifest (want %d), %d in the relative one (want %d)", tc.name,
+				len(abs.Profile.Files), tc.absolute, len(rel.Profile.Files), tc.rel)
+		}
+		b := encode(t, rel)
+		for _, personal := range []string{"~/", "Policy", base} {
+			if strings.Contains(string(b), personal) {
+				t.Errorf("%s: the relative manifest records %q:\n%s", tc.name, personal, b)
+			}
+		}
+		for _, s := range rel.Sources {
+			if s.Delivery == discover.DeliveryNative && strings.HasPrefix(s.ID, "native:/") {
+				t.Errorf("%s: native %s outside the repository", tc.name, s.ID)
+			}
+		}
+	}
+}
+
+// A file the agent deliberately skips for another one in the same folder
+// (Claude Code's AGENTS.md next to a CLAUDE.md, Codex's AGENTS.md next to
+// an AGENTS.override.md) is not sent by ctx either: shadowed_by_native,
+// naming the native that shadows it, and an info finding.
+func TestProfileShadowed(t *testing.T) {
+	for _, tc := range []struct {
+		name  profile.Name
+		files map[string]string
+		want  string
+	}{
+		{profile.Claude, map[string]string{"CLAUDE.md": "Claude rules.\n", "AGENTS.md": "Agents rules.\n"},
+			"native:CLAUDE.md=native_autoload project_agents=shadowed_by_native(CLAUDE.md) project_claude=native_autoload(CLAUDE.md)"},
+		{profile.Codex, map[string]string{"AGENTS.override.md": "Override.\n", "AGENTS.md": "Agents rules.\n"},
+			"native:AGENTS.override.md=native_autoload project_agents=shadowed_by_native(AGENTS.override.md) project_claude=missing"},
+	} {
+		tc.files[".git/HEAD"] = ""
+		dir := project(t, tc.files)
+		m := build(t, manifest.Options{
+			Discover:       discover.Options{ProjectDir: dir, Home: filepath.Join(dir, "home"), SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+			Profile:        tc.name,
+			ProfileOptions: profile.Options{ManagedDir: filepath.Join(dir, "no-managed")},
+		})
+		if got := reasons(m); got != tc.want {
+			t.Errorf("%s: decisions\n got  %s\nwant %s", tc.name, got, tc.want)
+		}
+		if text := render.Text(m); text != "" {
+			t.Errorf("%s: ctx sends %q, which the agent deliberately skips", tc.name, text)
+		}
+		rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		found := false
+		for _, f := range rep.Findings {
+			if f.SourceID == "project_agents" && f.Code == "shadowed_by_native" && f.Severity == audit.Info && strings.Contains(f.Message, "skips") {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("%s: no shadowed_by_native finding in %+v", tc.name, rep.Findings)
+		}
+	}
+}
+
+// The audit's header and its total count the same files: those the agent
+// loads in every session. A blank file, and one Codex's limit leaves
+// nothing of, are listed but not counted.
+func TestProfileCountsAgree(t *testing.T) {
+	dir := project(t, map[string]string{
+		".git/HEAD":       "",
+		"AGENTS.md":       strings.Repeat("a", 40000),
+		"b/AGENTS.md":     "dropped\n",
+		"b/c/AGENTS.md":   "  \n",
+		"b/c/d/AGENTS.md": "also dropped\n",
+	})
+	m := build(t, manifest.Options{
+		Discover: discover.Options{ProjectDir: filepath.Join(dir, "b/c/d"), Home: filepath.Join(dir, "home"), SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+		Profile:  profile.Codex,
+	})
+	rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Native.Files != 1 || rep.Native.Bytes != 32768 {
+		t.Errorf("native %+v, want 1 file of 32,768 bytes", rep.Native)
+	}
+	var b strings.Builder
+	if err := audit.Write(&b, rep, audit.FormatTable, audit.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"(profile codex: 1 file the agent loads by itself)", "it loads by itself (1 file)"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the audit lacks %q:\n%s", s, b.String())
+		}
+	}
+	var codes []string
+	for _, f := range rep.Findings {
+		if f.Code == audit.CodeAgentTruncation {
+			codes = append(codes, filepath.Base(filepath.Dir(strings.TrimPrefix(f.SourceID, "native:"))))
+		}
+	}
+	if got := strings.Join(codes, " "); got != "/ b d" && !strings.HasSuffix(got, " b d") {
+		t.Errorf("agent_truncation on %q: the blank file lost nothing", got)
 	}
 }

@@ -2,6 +2,7 @@ package manifest
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -36,7 +37,12 @@ func (m *Manifest) Relative() bool { return m.Paths == PathsRelative }
 // files' base directory already. The top-level paths field becomes
 // "relative"; readers resolve such paths with [ResolvePath].
 //
-// home is shown as ~ for paths outside the project directory; "" shows no
+// A path outside the project directory but inside the repository that
+// holds it (the profile's root, else the nearest directory with a .git
+// entry) is relative to the project directory with "../" segments, so that
+// the repository root's CLAUDE.md of a project in pkg/app is
+// "../../CLAUDE.md" in every clone. home is shown as ~ for the other paths
+// (and for paths in a home directory inside the repository); "" shows no
 // path with ~. Relativizing fails only when two sources would end up with
 // the same id.
 func Relativize(m *Manifest, home string) (*Manifest, error) {
@@ -68,6 +74,7 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 		return &out, nil
 	}
 	r := newRelativizer(m.ProjectDir, home)
+	r.setRoot(repositoryRoot(m))
 	ids := map[string]string{} // native ids, old → new
 	seen := map[string]bool{}
 	for i := range out.Sources {
@@ -166,6 +173,52 @@ func ResolvePath(p, dir, home string) string {
 type relativizer struct {
 	projects []string // the project directory and its resolved form
 	homes    []string
+	roots    []anchor // the repository root above the project, in its forms
+}
+
+// anchor is a form of the repository root and the "../" segments that lead
+// to it from the project directory.
+type anchor struct {
+	dir, up string
+}
+
+// repositoryRoot is the root of the repository that holds m's project
+// directory: the root its profile recorded, else the nearest directory at
+// or above the project directory with a .git entry; "" when there is none
+// (or the project directory is not on this host).
+func repositoryRoot(m *Manifest) string {
+	if m.Profile != nil && filepath.IsAbs(m.Profile.Root) {
+		return m.Profile.Root
+	}
+	if !filepath.IsAbs(m.ProjectDir) {
+		return ""
+	}
+	for d := filepath.Clean(m.ProjectDir); ; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			return d
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return ""
+		}
+		d = parent
+	}
+}
+
+// setRoot makes paths below root, a directory at or above the project
+// directory, relative to the project directory with "../" segments.
+func (r *relativizer) setRoot(root string) {
+	for _, rf := range forms(root) {
+		for _, pf := range r.projects {
+			below, ok := strings.CutPrefix(pf, rf+"/")
+			if !ok || below == "" {
+				continue
+			}
+			up := strings.Repeat("../", strings.Count(below, "/")+1)
+			r.roots = append(r.roots, anchor{dir: rf, up: strings.TrimSuffix(up, "/")})
+			break
+		}
+	}
 }
 
 func newRelativizer(project, home string) *relativizer {
@@ -206,15 +259,21 @@ func (r *relativizer) path(p string) string {
 			return rest
 		}
 	}
-	for _, h := range r.homes {
-		if p == h {
-			return "~"
-		}
-		if strings.HasPrefix(p, h+"/") {
-			return "~" + p[len(h):]
+	// the deeper of the repository root and home that holds p (home on a
+	// tie): a file of the repository relative to the project, a file of
+	// the user's with ~
+	out, depth := p, -1
+	for _, a := range r.roots {
+		if (p == a.dir || strings.HasPrefix(p, a.dir+"/")) && len(a.dir) > depth {
+			out, depth = a.up+p[len(a.dir):], len(a.dir)
 		}
 	}
-	return p
+	for _, h := range r.homes {
+		if (p == h || strings.HasPrefix(p, h+"/")) && len(h) >= depth {
+			out, depth = "~"+p[len(h):], len(h)
+		}
+	}
+	return out
 }
 
 // OutsideProject reports whether the path p, as m records it, lies outside

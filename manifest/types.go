@@ -231,6 +231,10 @@ const (
 	ReasonSameContent         Reason = "same_content"
 	ReasonFallbackNotSelected Reason = "fallback_not_selected"
 	ReasonBudgetExhausted     Reason = "budget_exhausted"
+	// ReasonShadowedByNative: the agent's profile says the agent
+	// deliberately skips this file for a native of the same folder
+	// (duplicate_of), so ctx does not send it either.
+	ReasonShadowedByNative Reason = "shadowed_by_native"
 )
 
 // marshalObject encodes n key/value pairs as a JSON object, in order.

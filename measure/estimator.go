@@ -14,14 +14,15 @@ const (
 	EstimatorCl100k = "cl100k"
 )
 
-// estimators lists the built-in estimators in documentation order.
+// estimators lists the built-in estimators in documentation order, each
+// with the other name it is known by (the encoding's own name).
 var estimators = []struct {
-	flag string
-	make func() Estimator
+	flag, alias string
+	make        func() Estimator
 }{
-	{EstimatorChars4, func() Estimator { return CharsDiv4{} }},
-	{EstimatorO200k, O200kBase},
-	{EstimatorCl100k, Cl100kBase},
+	{EstimatorChars4, "", func() Estimator { return CharsDiv4{} }},
+	{EstimatorO200k, "o200k_base", O200kBase},
+	{EstimatorCl100k, "cl100k_base", Cl100kBase},
 }
 
 // EstimatorNames returns the flag names of the built-in estimators:
@@ -35,11 +36,12 @@ func EstimatorNames() []string {
 }
 
 // ParseEstimator returns the estimator of a flag name (chars4, o200k or
-// cl100k). Choosing an exact estimator loads nothing: its vocabulary is
+// cl100k; o200k_base and cl100k_base, the encodings' names, are accepted
+// too). Choosing an exact estimator loads nothing: its vocabulary is
 // loaded on the first count. The error lists the known names.
 func ParseEstimator(flagName string) (Estimator, error) {
 	for _, e := range estimators {
-		if e.flag == flagName {
+		if e.flag == flagName || e.alias != "" && e.alias == flagName {
 			return e.make(), nil
 		}
 	}

@@ -35,7 +35,15 @@ func TestParseEstimator(t *testing.T) {
 	if got := strings.Join(EstimatorNames(), ","); got != "chars4,o200k,cl100k" {
 		t.Errorf("EstimatorNames() = %s", got)
 	}
-	for _, bad := range []string{"", "o200k_base", "CHARS4", "gpt-4o"} {
+	// the encodings' own names are aliases
+	for alias, flag := range map[string]string{"o200k_base": "o200k", "cl100k_base": "cl100k"} {
+		a, err := ParseEstimator(alias)
+		b, _ := ParseEstimator(flag)
+		if err != nil || a != b {
+			t.Errorf("ParseEstimator(%q) = %v, %v; want the estimator of %s", alias, a, err, flag)
+		}
+	}
+	for _, bad := range []string{"", "o200k-base", "CHARS4", "gpt-4o"} {
 		_, err := ParseEstimator(bad)
 		want := fmt.Sprintf("unknown estimator %q (known: chars4, o200k, cl100k)", bad)
 		if err == nil || err.Error() != want {

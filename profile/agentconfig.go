@@ -45,8 +45,14 @@ func agentConfig(name Name, o *Options, root string) []string {
 			return nil
 		}
 		read = append(read, p)
-		if o.CodexMaxBytes == 0 && c.MaxBytes != nil && *c.MaxBytes > 0 {
-			o.CodexMaxBytes = *c.MaxBytes
+		if o.CodexMaxBytes == 0 && c.MaxBytes != nil {
+			switch {
+			case *c.MaxBytes == 0:
+				// Codex reads no project document at all
+				o.CodexMaxBytes = CodexProjectDocsOff
+			case *c.MaxBytes > 0:
+				o.CodexMaxBytes = *c.MaxBytes
+			}
 		}
 		if o.CodexFallbackNames == nil {
 			o.CodexFallbackNames = c.Fallbacks

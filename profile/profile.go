@@ -65,6 +65,43 @@ func Parse(s string) (Name, error) {
 	return "", fmt.Errorf("unknown profile %q (known: %s)", s, strings.Join(known, ", "))
 }
 
+// Closest returns the known profile that s most likely misspells: the same
+// name in other letter case, or one at most two edits away ("claud",
+// "gemni"); false when s is a known name or close to none.
+func Closest(s string) (Name, bool) {
+	if _, err := Parse(s); err == nil {
+		return "", false
+	}
+	best, bestD := Name(""), 3
+	for _, n := range Names() {
+		if d := editDistance(strings.ToLower(s), string(n)); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	return best, best != ""
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
 // Code names an [Issue].
 type Code string
 
@@ -88,6 +125,10 @@ const (
 	CodeOverAgentLimit Code = "over_agent_limit"
 )
 
+// CodexProjectDocsOff is the [Options].CodexMaxBytes of a Codex that reads
+// no project document (project_doc_max_bytes = 0 in its config.toml).
+const CodexProjectDocsOff int64 = -1
+
 // DefaultMaxFileBytes bounds how much of one file is read.
 const DefaultMaxFileBytes = 64 << 20
 
@@ -105,7 +146,9 @@ type Options struct {
 	RootMarkers []string
 	// CodexFallbackNames is Codex's project_doc_fallback_filenames.
 	CodexFallbackNames []string
-	// CodexMaxBytes is Codex's project_doc_max_bytes; 0 is 32768.
+	// CodexMaxBytes is Codex's project_doc_max_bytes; 0 takes it from
+	// Codex's config.toml, else 32768; CodexProjectDocsOff turns the
+	// project documents off, as project_doc_max_bytes = 0 does in Codex.
 	CodexMaxBytes int64
 	// GeminiFileNames is Gemini CLI's context.fileName; nil is
 	// ["GEMINI.md"].
@@ -145,6 +188,9 @@ type File struct {
 	// agent keeps (less than Size when the agent cuts the file).
 	Size   int
 	Loaded int
+	// Blank is true for a file of white space only: the agent gains
+	// nothing from it (Codex skips it).
+	Blank bool
 
 	rule string // the id of the rule that loads it
 }
@@ -168,6 +214,19 @@ type Issue struct {
 	Detail string
 }
 
+// Shadowed is a file the agent deliberately does not load because another
+// file of the same folder takes its place: Claude Code reads AGENTS.md only
+// in a folder without CLAUDE.md, Codex reads AGENTS.override.md instead of
+// AGENTS.md.
+type Shadowed struct {
+	// Path is the file the agent skips, By the file it loads instead (a
+	// file of the chain, or one that takes its place without being loaded,
+	// as an empty AGENTS.override.md).
+	Path, By string
+	// Rule says which rule of the agent skips it.
+	Rule string
+}
+
 // Chain is what an agent loads by itself in one working directory.
 type Chain struct {
 	Profile Name
@@ -176,9 +235,29 @@ type Chain struct {
 	Root   string
 	Files  []File
 	Issues []Issue
+	// Shadowed lists the files the agent skips for another one, in the
+	// order its rules meet them.
+	Shadowed []Shadowed
 	// AgentConfig lists the agent's own configuration files that were read
 	// (Codex's config.toml, Gemini CLI's settings.json).
 	AgentConfig []string
+}
+
+// Loaded counts the files of the chain the agent loads in every session
+// (not blank, not conditional, and not cut to nothing by its limits), and
+// the conditional ones that are not blank. The other files are listed but
+// bring nothing.
+func (c *Chain) Loaded() (loaded, conditional int) {
+	for _, f := range c.Files {
+		switch {
+		case f.Blank:
+		case f.Condition != "":
+			conditional++
+		case f.Loaded > 0:
+			loaded++
+		}
+	}
+	return loaded, conditional
 }
 
 func orDefault(v, def []string) []string {
@@ -304,6 +383,7 @@ func (l *loader) add(f File) bool {
 	}
 	l.seen[c] = true
 	f.Size, f.Loaded = len(b), len(b)
+	f.Blank = strings.TrimSpace(string(b)) == ""
 	l.chain.Files = append(l.chain.Files, f)
 	return true
 }
@@ -315,8 +395,15 @@ func (l *loader) apply(r rule) error {
 			return err
 		}
 		for _, e := range r.entries {
-			if e.unless != nil && anyExists(dir, e.unless) {
-				continue
+			if e.unless != nil {
+				if by := firstExisting(dir, e.unless); by != "" {
+					for _, n := range e.names {
+						if p := filepath.Join(dir, n); exists(p) {
+							l.chain.Shadowed = append(l.chain.Shadowed, Shadowed{Path: p, By: by, Rule: r.text})
+						}
+					}
+					continue
+				}
 			}
 			var paths []string
 			switch {
@@ -324,9 +411,16 @@ func (l *loader) apply(r rule) error {
 				paths = globFiles(dir, e.glob)
 			case e.first:
 				for _, n := range e.names {
-					if p := filepath.Join(dir, n); exists(p) && (!e.nonEmpty || nonBlankFile(l, p)) {
+					p := filepath.Join(dir, n)
+					if !exists(p) || e.nonEmpty && !nonBlankFile(l, p) {
+						continue
+					}
+					if len(paths) == 0 {
 						paths = []string{p}
-						break
+					} else {
+						// one file per directory: the first takes the
+						// place of the others
+						l.chain.Shadowed = append(l.chain.Shadowed, Shadowed{Path: p, By: paths[0], Rule: r.text})
 					}
 				}
 			default:
@@ -345,11 +439,25 @@ func (l *loader) apply(r rule) error {
 					}
 					f.Condition = e.meta(frontmatter(b))
 				}
+				if r.lazy {
+					rel, err := filepath.Rel(l.o.Dir, dir)
+					if err != nil {
+						rel = dir
+					}
+					f.Condition = "a tool touches " + filepath.ToSlash(rel) + "/"
+				}
 				if !l.add(f) {
 					continue
 				}
 				if r.imports != nil {
-					l.followImports(r, p, []string{canonical(p)}, 1)
+					imp := importer{rule: r, condition: f.Condition}
+					if r.confined {
+						imp.root = findRoot(filepath.Dir(p), l.o.RootMarkers)
+						if imp.root == "" {
+							imp.root = filepath.Dir(p)
+						}
+					}
+					l.followImports(imp, p, []string{canonical(p)}, 1)
 				}
 			}
 		}
@@ -357,13 +465,15 @@ func (l *loader) apply(r rule) error {
 	return nil
 }
 
-func anyExists(dir string, names []string) bool {
+// firstExisting returns the path of the first of names in dir that
+// exists, or "".
+func firstExisting(dir string, names []string) string {
 	for _, n := range names {
-		if exists(filepath.Join(dir, n)) {
-			return true
+		if p := filepath.Join(dir, n); exists(p) {
+			return p
 		}
 	}
-	return false
+	return ""
 }
 
 func nonBlankFile(l *loader, p string) bool {
@@ -371,9 +481,19 @@ func nonBlankFile(l *loader, p string) bool {
 	return err == nil && strings.TrimSpace(string(b)) != ""
 }
 
+// importer is what the imports of one file a rule loaded share: the rule,
+// the file's condition (its imports load with it), and the directory they
+// must stay in ("" for anywhere).
+type importer struct {
+	rule      rule
+	condition string
+	root      string
+}
+
 // followImports loads the imports of the file at p (at depth hops from a
 // file a rule loaded), depth first in the order they appear.
-func (l *loader) followImports(r rule, p string, stack []string, depth int) {
+func (l *loader) followImports(imp importer, p string, stack []string, depth int) {
+	r := imp.rule
 	b, err := l.read(p)
 	if err != nil {
 		return
@@ -381,6 +501,11 @@ func (l *loader) followImports(r rule, p string, stack []string, depth int) {
 	for _, ref := range r.imports(b) {
 		target := resolveImport(ref, filepath.Dir(p), l.o.Home)
 		if target == "" {
+			continue
+		}
+		if imp.root != "" && !within(real(target), real(imp.root)) {
+			l.issue(Issue{Code: CodeImportMissing, Path: p, Target: "@" + ref,
+				Detail: "the agent does not import a file outside the project root of the importing file"})
 			continue
 		}
 		ct := canonical(target)
@@ -410,11 +535,11 @@ func (l *loader) followImports(r rule, p string, stack []string, depth int) {
 			continue
 		}
 		f := File{Path: target, Rule: r.text + " (imported)", Label: r.label + " (import)", Evidence: r.evidence, Scope: filepath.Dir(target),
-			ImportedBy: p, Import: "@" + ref, rule: r.id}
+			ImportedBy: p, Import: "@" + ref, Condition: imp.condition, rule: r.id}
 		if !l.add(f) {
 			continue
 		}
-		l.followImports(r, target, append(stack, ct), depth+1)
+		l.followImports(imp, target, append(stack, ct), depth+1)
 	}
 }
 

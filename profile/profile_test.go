@@ -142,6 +142,32 @@ func TestCodexConfig(t *testing.T) {
 	if len(c.AgentConfig) != 1 {
 		t.Errorf("agent config %v", c.AgentConfig)
 	}
+
+	// project_doc_max_bytes = 0 turns the project documents off (Codex
+	// returns no project doc); the global file is read all the same
+	dir = tree(t, map[string]string{
+		"home/.codex/config.toml": "project_doc_max_bytes = 0\n",
+		"home/.codex/AGENTS.md":   "global\n",
+		"repo/.git/HEAD":          "",
+		"repo/AGENTS.md":          "project\n",
+	})
+	o := Options{Dir: filepath.Join(dir, "repo"), Home: filepath.Join(dir, "home"), Getenv: noEnv}
+	c, err = Load(context.Background(), Codex, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, issues := got(c, dir)
+	check(t, "files with project_doc_max_bytes = 0", files, []string{"home/.codex/AGENTS.md 7/7"})
+	check(t, "issues with project_doc_max_bytes = 0", issues, nil)
+	o.CodexMaxBytes = CodexProjectDocsOff
+	o.Home = filepath.Join(dir, "nohome")
+	c, err = Load(context.Background(), Codex, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Files) != 0 {
+		t.Errorf("CodexProjectDocsOff: %+v", c.Files)
+	}
 }
 
 // Claude Code (memory docs): managed policy, user memory, then from / down
@@ -226,20 +252,35 @@ func TestClaude(t *testing.T) {
 // directory and its parents up to the project root, root first, then the
 // subdirectories below (hidden ones and node_modules skipped);
 // context.fileName from settings.json may list several names.
+// Gemini CLI (docs/cli/gemini-md.md; packages/core/src/utils/memoryDiscovery.ts
+// and memoryImportProcessor.ts): at startup the global ~/.gemini/GEMINI.md,
+// then the working directory and its parents up to the Git root (without
+// one, the working directory alone), root first; a context file in a
+// subdirectory is loaded just in time, when a tool touches a file there, so
+// it is conditional, and so are its imports; a gitignored directory is
+// never walked. Imports: "@" and a path without white space, with or
+// without an extension, not inside backticks, never outside the project
+// root of the importing file, five hops.
 func TestGemini(t *testing.T) {
 	t.Parallel()
 	dir := tree(t, map[string]string{
 		"home/.gemini/GEMINI.md":            "global\n",
 		"GEMINI.md":                         "above the root: not read\n",
+		"outside.md":                        "outside the repository\n",
 		"repo/.git/HEAD":                    "",
-		"repo/GEMINI.md":                    "root, imports @./docs/style.md\n",
+		"repo/.gitignore":                   "build/\n",
+		"repo/GEMINI.md":                    "root, imports @./docs/style.md and @docs/NOTES\nand @../outside.md but not `@docs/code.md`\n",
 		"repo/docs/style.md":                "style\n",
+		"repo/docs/NOTES":                   "notes without an extension\n",
+		"repo/docs/code.md":                 "in a code span: not imported\n",
 		"repo/.gemini/settings.json":        `{"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}}`,
 		"repo/AGENTS.md":                    "agents at the root\n",
 		"repo/pkg/GEMINI.md":                "pkg (the working directory)\n",
-		"repo/pkg/a/GEMINI.md":              "a\n",
+		"repo/pkg/a/GEMINI.md":              "a, imports @./more.md\n",
+		"repo/pkg/a/more.md":                "more\n",
 		"repo/pkg/b/c/GEMINI.md":            "c\n",
 		"repo/pkg/b/c/AGENTS.md":            "c agents\n",
+		"repo/pkg/build/GEMINI.md":          "gitignored: never walked\n",
 		"repo/pkg/node_modules/x/GEMINI.md": "skipped\n",
 		"repo/pkg/.hidden/GEMINI.md":        "skipped\n",
 	})
@@ -251,19 +292,31 @@ func TestGemini(t *testing.T) {
 	check(t, "files", files, []string{
 		"home/.gemini/GEMINI.md 7/7",
 		"repo/AGENTS.md 19/19",
-		"repo/GEMINI.md 31/31",
+		"repo/GEMINI.md 90/90",
 		"repo/docs/style.md 6/6 <- repo/GEMINI.md @./docs/style.md",
+		"repo/docs/NOTES 27/27 <- repo/GEMINI.md @docs/NOTES",
 		"repo/pkg/GEMINI.md 28/28",
-		"repo/pkg/a/GEMINI.md 2/2",
-		"repo/pkg/b/c/AGENTS.md 9/9",
-		"repo/pkg/b/c/GEMINI.md 2/2",
+		"repo/pkg/a/GEMINI.md 22/22 [a tool touches a/]",
+		"repo/pkg/a/more.md 5/5 [a tool touches a/] <- repo/pkg/a/GEMINI.md @./more.md",
+		"repo/pkg/b/c/AGENTS.md 9/9 [a tool touches b/c/]",
+		"repo/pkg/b/c/GEMINI.md 2/2 [a tool touches b/c/]",
 	})
-	check(t, "issues", issues, nil)
+	check(t, "issues", issues, []string{"import_missing repo/GEMINI.md @../outside.md"})
+	if !strings.Contains(c.Issues[0].Detail, "outside the project root") {
+		t.Errorf("detail %q", c.Issues[0].Detail)
+	}
+
+	// without a Git root: the working directory alone, not its parents up
+	// to the home directory
+	dir2 := tree(t, map[string]string{"home/GEMINI.md": "home\n", "home/p/GEMINI.md": "p\n", "home/p/q/GEMINI.md": "q\n"})
+	c, err = Load(context.Background(), Gemini, Options{Dir: filepath.Join(dir2, "home/p"), Home: filepath.Join(dir2, "home"), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ = got(c, dir2)
+	check(t, "files without a Git root", files, []string{"home/p/GEMINI.md 2/2", "home/p/q/GEMINI.md 2/2 [a tool touches q/]"})
 }
 
-// Copilot: .github/copilot-instructions.md always; path-specific
-// *.instructions.md by applyTo; AGENTS.md, CLAUDE.md or GEMINI.md at the
-// root for the coding agent; code review reads 4,000 characters.
 func TestCopilot(t *testing.T) {
 	t.Parallel()
 	dir := tree(t, map[string]string{
@@ -358,13 +411,34 @@ func TestImportsOutsideCode(t *testing.T) {
 		{"```md\n@fenced.md\n```\n@out.md", "out.md"},
 		{"~~~\n@tilde.md\n~~~~\n@x.md", "x.md"},
 		{"@!notpath", ""},
+		// CommonMark: an indented code block, in a list item too, and a
+		// code span that runs over a line break are code; an indented
+		// line that continues a paragraph is not
+		{"text\n\n    @indented.md\n\n@real.md", "real.md"},
+		{"- item\n\n      @in-list-code.md\n- @item.md", "item.md"},
+		{"`start\n@in-span.md end` @out.md", "out.md"},
+		{"para\n    @continued.md", "continued.md"},
+		{"> quoted @quoted.md\n>\n>     @quoted-code.md", "quoted.md"},
+		{"```\nunclosed fence\n@in-fence.md", ""},
 	} {
 		if got := strings.Join(claudeImports([]byte(tc.in)), " "); got != tc.want {
 			t.Errorf("claudeImports(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
-	if got := strings.Join(geminiImports([]byte("@noext and @./a.md and `@b.md`")), " "); got != "./a.md" {
-		t.Errorf("geminiImports = %q", got)
+	for _, tc := range []struct{ in, want string }{
+		// as memoryImportProcessor.ts finds them: no extension needed
+		{"@noext and @./a.md and `@b.md`", "noext ./a.md"},
+		{"@/abs/x @~/not-an-import @1digit @-dash", "/abs/x"},
+		{"x@y.md @https://example.com/a.md @file:///etc/x", ""},
+		{"``a `@in-span.md` b`` @after.md", "after.md"},
+		// a code span across a line break, and a fenced block
+		{"`start\n@in-span.md end` @out.md", "out.md"},
+		{"```\n@fenced.md\n```\n@x.md", "x.md"},
+		{"@a.md,@b.md\t@c.md", "a.md,@b.md c.md"},
+	} {
+		if got := strings.Join(geminiImports([]byte(tc.in)), " "); got != tc.want {
+			t.Errorf("geminiImports(%q) = %q, want %q", tc.in, got, tc.want)
+		}
 	}
 }
 
@@ -405,5 +479,132 @@ func TestDetect(t *testing.T) {
 	}
 	if len(Detect(tree(t, map[string]string{"AGENTS.md": "only"}))) != 0 {
 		t.Error("AGENTS.md alone marks no agent")
+	}
+}
+
+// The files an agent skips for another one in the same folder: Claude
+// Code's AGENTS.md next to CLAUDE.md (or .claude/CLAUDE.md), Codex's
+// AGENTS.md and fallback names next to AGENTS.override.md (even an empty
+// one, which Codex then skips), and in CODEX_HOME the AGENTS.md next to a
+// non-empty override.
+func TestShadowed(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"repo/.git/HEAD":              "",
+		"repo/CLAUDE.md":              "c\n",
+		"repo/AGENTS.md":              "a\n",
+		"repo/sub/.claude/CLAUDE.md":  "c\n",
+		"repo/sub/AGENTS.md":          "a\n",
+		"repo/sub/AGENTS.override.md": "\n",
+		"repo/sub/TEAM.md":            "t\n",
+		"codex/AGENTS.override.md":    "o\n",
+		"codex/AGENTS.md":             "g\n",
+	})
+	shadowed := func(c *Chain) []string {
+		var out []string
+		for _, s := range c.Shadowed {
+			a, _ := filepath.Rel(dir, s.Path)
+			b, _ := filepath.Rel(dir, s.By)
+			out = append(out, a+" by "+b)
+		}
+		return out
+	}
+	o := Options{Dir: filepath.Join(dir, "repo/sub"), Home: filepath.Join(dir, "home"), Getenv: noEnv, ManagedDir: filepath.Join(dir, "none")}
+	c, err := Load(context.Background(), Claude, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "claude", shadowed(c), []string{"repo/AGENTS.md by repo/CLAUDE.md", "repo/sub/AGENTS.md by repo/sub/.claude/CLAUDE.md"})
+	o.Getenv = func(k string) string {
+		if k == "CODEX_HOME" {
+			return filepath.Join(dir, "codex")
+		}
+		return ""
+	}
+	o.CodexFallbackNames = []string{"TEAM.md"}
+	c, err = Load(context.Background(), Codex, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check(t, "codex", shadowed(c), []string{"codex/AGENTS.md by codex/AGENTS.override.md",
+		"repo/sub/AGENTS.md by repo/sub/AGENTS.override.md", "repo/sub/TEAM.md by repo/sub/AGENTS.override.md"})
+}
+
+// Codex's cut at its edges (codex-rs project_doc.rs): a blank file is
+// skipped and loses nothing, also once the budget is used up; a file whose
+// kept part is blank is dropped without using the budget, and its content
+// is lost; a file after the budget is used up is dropped whole.
+func TestCodexCutEdges(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"repo/.git/HEAD":           "",
+		"repo/AGENTS.md":           strings.Repeat("a", 60),
+		"repo/b/AGENTS.md":         "   \nlate content\n",
+		"repo/b/c/AGENTS.md":       "abcdefghij",
+		"repo/b/c/d/AGENTS.md":     "  \n",
+		"repo/b/c/d/e/AGENTS.md":   "dropped\n",
+		"repo/b/c/d/e/f/AGENTS.md": "\n\n",
+	})
+	c, err := Load(context.Background(), Codex, Options{Dir: filepath.Join(dir, "repo/b/c/d/e/f"), Home: filepath.Join(dir, "home"), Getenv: noEnv, CodexMaxBytes: 63})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, issues := got(c, dir)
+	check(t, "files", files, []string{
+		"repo/AGENTS.md 60/60",
+		"repo/b/AGENTS.md 0/17",    // 3 bytes kept, all blank: dropped, the budget kept
+		"repo/b/c/AGENTS.md 3/10",  // cut
+		"repo/b/c/d/AGENTS.md 0/3", // blank: skipped
+		"repo/b/c/d/e/AGENTS.md 0/8",
+		"repo/b/c/d/e/f/AGENTS.md 0/2", // blank, after the budget: skipped, nothing lost
+	})
+	check(t, "issues", issues, []string{
+		"agent_truncation repo/b/AGENTS.md 17/63 bytes",
+		"agent_truncation repo/b/c/AGENTS.md 7/63 bytes",
+		"agent_truncation repo/b/c/d/e/AGENTS.md 8/63 bytes",
+	})
+	loaded, conditional := c.Loaded()
+	if loaded != 2 || conditional != 0 {
+		t.Errorf("loaded %d, conditional %d; want 2 and 0", loaded, conditional)
+	}
+}
+
+// The table of `ctx discover --profile` fits its width, heading included,
+// and shows bytes with thousands separators; its heading counts what the
+// audit counts.
+func TestWriteTable(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"repo/.git/HEAD":         "",
+		"repo/GEMINI.md":         strings.Repeat("g", 12345),
+		"repo/pkg/sub/GEMINI.md": "sub\n",
+		"repo/blank/GEMINI.md":   "\n",
+	})
+	c, err := Load(context.Background(), Gemini, Options{Dir: filepath.Join(dir, "repo"), Home: filepath.Join(dir, "home"), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := c.WriteTable(&b, filepath.Join(dir, "repo"), filepath.Join(dir, "home"), 60); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, line := range strings.Split(out, "\n") {
+		if n := len([]rune(line)); n > 60 && !strings.HasPrefix(line, "Project root: ") {
+			t.Errorf("%d columns, over 60: %q", n, line)
+		}
+	}
+	for _, s := range []string{"Profile gemini: 1 file the agent loads by itself, 1 more\nwhen their conditions apply, 1 that bring nothing (blank, or\npast its limit); 3 listed in load order\n",
+		"| 12,345 |"} {
+		if !strings.Contains(out, s) {
+			t.Errorf("the table lacks %q:\n%s", s, out)
+		}
+	}
+}
+
+func TestClosest(t *testing.T) {
+	for in, want := range map[string]Name{"claud": Claude, "Claude": Claude, "gemni": Gemini, "codx": Codex, "cursr": Cursor,
+		"claude": "", "mybot": "", "x": "", "": ""} {
+		got, ok := Closest(in)
+		if got != want || ok != (want != "") {
+			t.Errorf("Closest(%q) = %q, %v; want %q", in, got, ok, want)
+		}
 	}
 }

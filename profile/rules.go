@@ -1,8 +1,6 @@
 package profile
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io/fs"
 	"path/filepath"
@@ -10,6 +8,11 @@ import (
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/yuin/goldmark"
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/text"
+
+	"github.com/ctxaudit/ctx/internal/gitignore"
 )
 
 // The documented limits.
@@ -46,8 +49,8 @@ const (
 	whereRoot                    // the project root, else the working directory
 	whereRootToCwd               // each directory from the project root down to the working directory; without a root, the working directory alone (Codex)
 	whereSlashToCwd              // each ancestor of the working directory below /, and the working directory, root first (Claude Code)
-	whereUpToRoot                // the working directory and its parents up to the project root, else up to the home directory, root first (Gemini CLI)
-	whereBelow                   // the subdirectories of the working directory, breadth first, at most 200 (Gemini CLI)
+	whereUpToRoot                // the working directory and its parents up to the project root, root first; without a root, the working directory alone (Gemini CLI)
+	whereBelow                   // the subdirectories of the working directory that git does not ignore, breadth first, at most 200 (Gemini CLI)
 	whereManaged                 // Claude Code's managed policy directory
 	whereUser                    // the home directory
 	whereCodexHome               // $CODEX_HOME, else ~/.codex
@@ -73,6 +76,14 @@ type rule struct {
 	where    where
 	entries  []entry
 	imports  func([]byte) []string // nil: the agent follows no imports
+	// confined: the agent imports only files inside the project root of
+	// the file a rule loaded (its directory when there is no root), as
+	// Gemini CLI does
+	confined bool
+	// lazy: the agent loads the files of the rule just in time, when a
+	// tool touches a file in their directory (Gemini CLI's subdirectories):
+	// they and their imports are conditional
+	lazy bool
 }
 
 // rulesOf returns the rules of a profile, in the agent's load order. Each
@@ -86,21 +97,26 @@ func rulesOf(name Name, o Options) []rule {
 				names = append(names, n)
 			}
 		}
-		return []rule{
+		rules := []rule{
 			// docs/agents_md.md, "Global Instructions": AGENTS.override.md in
 			// CODEX_HOME (default ~/.codex), else AGENTS.md; only the first
 			// non-empty file is used.
 			{id: "codex/global", label: "Codex: global", text: "Codex: global AGENTS.override.md, else AGENTS.md, in CODEX_HOME", evidence: docCodex,
 				where: whereCodexHome, entries: []entry{{names: []string{"AGENTS.override.md", "AGENTS.md"}, first: true, nonEmpty: true}}},
+		}
+		if o.CodexMaxBytes < 0 {
+			// project_doc_max_bytes = 0: read_project_docs returns nothing
+			return rules
+		}
+		return append(rules,
 			// docs/agents_md.md, "Project Instructions"; codex-rs
 			// core/src/project_doc.rs: from the Git root (nearest .git, or
 			// project_root_markers) down to the working directory, at most
 			// one file per directory (AGENTS.override.md, AGENTS.md, then
 			// project_doc_fallback_filenames), joined root first;
 			// project_doc_max_bytes (32 KiB) is shared by the chain.
-			{id: "codex/project", label: "Codex: root → cwd", text: "Codex: AGENTS.override.md, AGENTS.md or a fallback name in each directory from the project root to the working directory",
-				evidence: docCodex, where: whereRootToCwd, entries: []entry{{names: names, first: true}}},
-		}
+			rule{id: "codex/project", label: "Codex: root → cwd", text: "Codex: AGENTS.override.md, AGENTS.md or a fallback name in each directory from the project root to the working directory",
+				evidence: docCodex, where: whereRootToCwd, entries: []entry{{names: names, first: true}}})
 	case Claude:
 		perDir := []entry{
 			{names: []string{"CLAUDE.md", ".claude/CLAUDE.md"}},
@@ -132,18 +148,23 @@ func rulesOf(name Name, o Options) []rule {
 		}
 	case Gemini:
 		return []rule{
-			// gemini-md.md, "Context file hierarchy": the global
-			// ~/.gemini/GEMINI.md first, then the working directory and its
-			// parents up to the project root (.git) or the home directory,
-			// then subdirectories below (discoveryMaxDirs 200);
-			// context.fileName may list several names; @file.md imports,
-			// five levels, cycles detected.
+			// gemini-md.md, "Understand the context hierarchy", and
+			// packages/core/src/utils/memoryDiscovery.ts: at startup the
+			// global ~/.gemini/GEMINI.md (getGlobalMemoryPaths), then the
+			// working directory and its parents up to the Git root, or the
+			// working directory alone without one
+			// (getEnvironmentMemoryPaths, findUpwardGeminiFiles); a context
+			// file in a subdirectory is loaded just in time, when a tool
+			// touches a file there (loadJitSubdirectoryMemory).
+			// context.fileName may list several names.
+			// memoryImportProcessor.ts: @path imports, five levels, not in
+			// backticks, only inside the project root (validateImportPath).
 			{id: "gemini/global", label: "Gemini CLI: global", text: "Gemini CLI: global ~/.gemini context file", evidence: docGemini, where: whereGeminiHome,
-				entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
+				entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true},
 			{id: "gemini/ancestors", label: "Gemini CLI: cwd and parents", text: "Gemini CLI: context files in the working directory and its parents up to the project root", evidence: docGemini,
-				where: whereUpToRoot, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
-			{id: "gemini/below", label: "Gemini CLI: subdirectories", text: "Gemini CLI: context files in subdirectories of the working directory", evidence: docGemini,
-				where: whereBelow, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports},
+				where: whereUpToRoot, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true},
+			{id: "gemini/below", label: "Gemini CLI: subdirectory, just in time", text: "Gemini CLI: context files in subdirectories of the working directory, loaded just in time", evidence: docGemini,
+				where: whereBelow, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true, lazy: true},
 		}
 	case Copilot:
 		return []rule{
@@ -175,7 +196,8 @@ func rulesOf(name Name, o Options) []rule {
 	return nil // generic: nothing is loaded by the agent itself
 }
 
-// maxBelowDirs is Gemini CLI's discoveryMaxDirs.
+// maxBelowDirs bounds the subdirectories walked for just-in-time files
+// (Gemini CLI's discoveryMaxDirs, 200).
 const maxBelowDirs = 200
 
 // dirs returns the directories of w, in load order.
@@ -203,16 +225,12 @@ func (l *loader) dirs(w where) []string {
 		}
 		return out
 	case whereUpToRoot:
-		top := root
-		if top == "" && o.Home != "" && within(o.Dir, o.Home) {
-			top = o.Home
-		}
-		if top == "" {
+		if root == "" {
 			return []string{o.Dir}
 		}
-		return between(top, o.Dir)
+		return between(root, o.Dir)
 	case whereBelow:
-		return below(o.Dir, maxBelowDirs)
+		return below(o.Dir, maxBelowDirs, gitignore.New(o.Dir))
 	case whereManaged:
 		return []string{o.ManagedDir}
 	case whereUser:
@@ -243,6 +261,19 @@ func within(p, dir string) bool {
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, "../")
 }
 
+// real returns p with symlinks resolved, also when p does not exist (its
+// deepest existing ancestor resolved, the rest joined).
+func real(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	parent := filepath.Dir(p)
+	if parent == p {
+		return p
+	}
+	return filepath.Join(real(parent), filepath.Base(p))
+}
+
 // between returns top and every directory below it down to dir (which
 // must be within top), top first.
 func between(top, dir string) []string {
@@ -261,8 +292,9 @@ func between(top, dir string) []string {
 }
 
 // below lists the subdirectories of dir breadth first, sorted at each
-// level, at most max; hidden directories and node_modules are skipped.
-func below(dir string, max int) []string {
+// level, at most max; hidden directories, node_modules and directories git
+// ignores are skipped.
+func below(dir string, max int, ign *gitignore.GitIgnore) []string {
 	var out []string
 	queue := []string{dir}
 	for len(queue) > 0 && len(out) < max {
@@ -273,10 +305,10 @@ func below(dir string, max int) []string {
 			continue
 		}
 		for _, name := range ents {
-			if strings.HasPrefix(name, ".") || name == "node_modules" {
+			sub := filepath.Join(d, name)
+			if strings.HasPrefix(name, ".") || name == "node_modules" || ign.Ignored(sub, true) {
 				continue
 			}
-			sub := filepath.Join(d, name)
 			out = append(out, sub)
 			queue = append(queue, sub)
 			if len(out) == max {
@@ -298,14 +330,13 @@ func globFS(fsys fs.FS, pattern string) ([]string, error) {
 // of non-space characters (a space may be escaped as "\ ").
 var claudeRef = regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`)
 
-// geminiRef: Gemini CLI imports need a file extension.
-var geminiRef = regexp.MustCompile(`(?:^|\s)@([./]?[^\s]+\.[^\s]+)`)
-
 // claudeImports returns the import references of a Claude Code memory
-// file, in order, outside code blocks and code spans.
+// file, in order, outside code: the Markdown is read as CommonMark, and
+// fenced and indented code blocks and code spans (also one that runs over
+// a line break) are not searched.
 func claudeImports(b []byte) []string {
 	var out []string
-	for _, line := range proseLines(b) {
+	for _, line := range strings.Split(string(withoutCode(b)), "\n") {
 		for _, m := range claudeRef.FindAllStringSubmatch(line, -1) {
 			ref := strings.ReplaceAll(m[1], `\ `, " ")
 			if i := strings.IndexByte(ref, '#'); i > 0 {
@@ -321,13 +352,80 @@ func claudeImports(b []byte) []string {
 }
 
 // geminiImports returns the import references of a Gemini CLI context
-// file, in order, outside code blocks and code spans.
+// file, in order, as memoryImportProcessor.ts finds them (findImports):
+// "@" at the start or after a space, tab, CR or LF, and everything up to
+// the next one, when it starts with ".", "/" or an ASCII letter (no file
+// extension is needed), outside the code regions (findCodeRegions: a run
+// of backticks up to the next run of as many, across lines). URLs are
+// refused (validateImportPath).
 func geminiImports(b []byte) []string {
-	var out []string
-	for _, line := range proseLines(b) {
-		for _, m := range geminiRef.FindAllStringSubmatch(line, -1) {
-			out = append(out, m[1])
+	s := string(b)
+	regions := geminiCodeRegions(s)
+	inCode := func(i int) bool {
+		for _, r := range regions {
+			if i >= r[0] && i < r[1] {
+				return true
+			}
 		}
+		return false
+	}
+	var out []string
+	for i := 0; i < len(s); {
+		j := strings.IndexByte(s[i:], '@')
+		if j < 0 {
+			break
+		}
+		i += j
+		if i > 0 && !geminiSpace(s[i-1]) {
+			i++
+			continue
+		}
+		k := i + 1
+		for k < len(s) && !geminiSpace(s[k]) {
+			k++
+		}
+		ref := s[i+1 : k]
+		if ref != "" && (ref[0] == '.' || ref[0] == '/' || ref[0] >= 'a' && ref[0] <= 'z' || ref[0] >= 'A' && ref[0] <= 'Z') &&
+			!inCode(i) && !geminiURL.MatchString(ref) {
+			out = append(out, ref)
+		}
+		i = k + 1
+	}
+	return out
+}
+
+// geminiURL: validateImportPath refuses URLs.
+var geminiURL = regexp.MustCompile(`^(file|https?)://`)
+
+func geminiSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+// geminiCodeRegions returns the code regions of s as Gemini CLI's
+// findCodeRegions finds them with /(`+)([\s\S]*?)\1/g: from a run of
+// backticks (the longest first, then shorter ones, as the regular
+// expression backtracks) up to the next occurrence of as many backticks.
+func geminiCodeRegions(s string) [][2]int {
+	var out [][2]int
+	for i := 0; i < len(s); {
+		if s[i] != '`' {
+			i++
+			continue
+		}
+		run := 0
+		for i+run < len(s) && s[i+run] == '`' {
+			run++
+		}
+		end := -1
+		for n := run; n >= 1 && end < 0; n-- {
+			if k := strings.Index(s[i+n:], strings.Repeat("`", n)); k >= 0 {
+				end = i + n + k + n
+			}
+		}
+		if end < 0 {
+			i++
+			continue
+		}
+		out = append(out, [2]int{i, end})
+		i = end
 	}
 	return out
 }
@@ -336,74 +434,48 @@ func startsPath(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~/-", c) >= 0
 }
 
-// fenceOpen matches a fenced code block's opening line.
-var fenceOpen = regexp.MustCompile("^ {0,3}(`{3,}|~{3,})")
-
-// proseLines returns the lines of b outside fenced code blocks, with inline
-// code spans blanked out.
-func proseLines(b []byte) []string {
-	var out []string
-	fence := ""
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 0, 64<<10), len(b)+1)
-	for sc.Scan() {
-		line := strings.TrimSuffix(sc.Text(), "\r")
-		if fence != "" {
-			t := strings.TrimLeft(line, " ")
-			if strings.HasPrefix(t, fence) && strings.Trim(t, string(fence[0])+" \t") == "" {
-				fence = ""
+// withoutCode returns a copy of the Markdown b with the text of its code
+// (fenced and indented code blocks, their info strings, code spans) turned
+// into spaces, line breaks kept, as a CommonMark parser (goldmark) reads it.
+func withoutCode(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	blank := func(seg text.Segment) {
+		for i := seg.Start; i < seg.Stop && i < len(out); i++ {
+			if out[i] != '\n' && out[i] != '\r' {
+				out[i] = ' '
 			}
-			continue
 		}
-		if m := fenceOpen.FindStringSubmatch(line); m != nil {
-			fence = m[1]
-			continue
-		}
-		out = append(out, blankCodeSpans(line))
 	}
+	doc := goldmark.DefaultParser().Parse(text.NewReader(b))
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if !entering {
+			return ast.WalkContinue, nil
+		}
+		switch n := n.(type) {
+		case *ast.FencedCodeBlock:
+			if n.Info != nil {
+				blank(n.Info.Segment)
+			}
+			for i := 0; i < n.Lines().Len(); i++ {
+				blank(n.Lines().At(i))
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeBlock:
+			for i := 0; i < n.Lines().Len(); i++ {
+				blank(n.Lines().At(i))
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.CodeSpan:
+			for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+				if t, ok := c.(*ast.Text); ok {
+					blank(t.Segment)
+				}
+			}
+			return ast.WalkSkipChildren, nil
+		}
+		return ast.WalkContinue, nil
+	})
 	return out
-}
-
-// blankCodeSpans replaces inline code spans (a run of backticks up to the
-// next run of the same length) with spaces.
-func blankCodeSpans(line string) string {
-	b := []byte(line)
-	for i := 0; i < len(b); {
-		if b[i] != '`' {
-			i++
-			continue
-		}
-		j := i
-		for j < len(b) && b[j] == '`' {
-			j++
-		}
-		n := j - i
-		closeAt := -1
-		for k := j; k < len(b); {
-			if b[k] != '`' {
-				k++
-				continue
-			}
-			e := k
-			for e < len(b) && b[e] == '`' {
-				e++
-			}
-			if e-k == n {
-				closeAt = e
-				break
-			}
-			k = e
-		}
-		if closeAt < 0 {
-			i = j
-			continue
-		}
-		for k := i; k < closeAt; k++ {
-			b[k] = ' '
-		}
-		i = closeAt
-	}
-	return string(b)
 }
 
 // Frontmatter.
@@ -518,15 +590,16 @@ func (l *loader) limits() error {
 			if err != nil {
 				return err
 			}
-			if remaining <= 0 {
+			switch take := min(int64(len(b)), max(remaining, 0)); {
+			case f.Blank:
+				// Codex skips an empty file: nothing is lost
 				f.Loaded = 0
-			} else {
-				take := min(int64(len(b)), remaining)
-				if strings.TrimSpace(string(b[:take])) == "" {
-					// Codex discards an empty segment; it costs nothing
-					f.Loaded = 0
-					continue
-				}
+				continue
+			case remaining <= 0 || strings.TrimSpace(string(b[:take])) == "":
+				// past the budget, the file is not read; a kept part that
+				// is blank is discarded without using the budget
+				f.Loaded = 0
+			default:
 				f.Loaded = int(take)
 				remaining -= take
 			}

@@ -4,10 +4,42 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/table"
 )
+
+// heading says what the chain holds, with the counts of the audit, and its
+// project root on a line of its own: "Profile gemini: 1 file the agent
+// loads by itself, 7 more when their conditions apply; 8 listed in load
+// order", or "Profile claude: 2 files the agent loads by itself, in load
+// order"; then "Project root: ~/src/app".
+func (c *Chain) heading(home string) string {
+	root := "Project root: none found"
+	if c.Root != "" {
+		root = "Project root: " + display.Path(c.Root, home)
+	}
+	loaded, conditional := c.Loaded()
+	parts := []string{plural(loaded, "file") + " the agent loads by itself"}
+	if conditional > 0 {
+		parts = append(parts, strconv.Itoa(conditional)+" more when their conditions apply")
+	}
+	if rest := len(c.Files) - loaded - conditional; rest > 0 {
+		parts = append(parts, strconv.Itoa(rest)+" that bring nothing (blank, or past its limit)")
+	}
+	if len(parts) == 1 {
+		return fmt.Sprintf("Profile %s: %s, in load order\n%s", c.Profile, parts[0], root)
+	}
+	return fmt.Sprintf("Profile %s: %s; %d listed in load order\n%s", c.Profile, strings.Join(parts, ", "), len(c.Files), root)
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return display.Int(n) + " " + what + "s"
+}
 
 // WriteTable writes the chain as `ctx discover --profile` prints it: a
 // heading, then the files in load order with the bytes the agent keeps,
@@ -15,14 +47,10 @@ import (
 // a conditional file is loaded. Paths are relative to project when inside
 // it, else show home as ~. The table fits width columns (0: 100).
 func (c *Chain) WriteTable(w io.Writer, project, home string, width int) error {
-	root := c.Root
-	if root == "" {
-		root = "(none found)"
-	} else {
-		root = display.Path(root, home)
+	if width <= 0 {
+		width = 100
 	}
-	if _, err := fmt.Fprintf(w, "\nProfile %s: %d file(s) the agent loads by itself, in load order (project root %s)\n",
-		c.Profile, len(c.Files), root); err != nil {
+	if _, err := fmt.Fprintf(w, "\n%s\n", table.WrapText(c.heading(home), width)); err != nil {
 		return err
 	}
 	if len(c.Files) == 0 {
@@ -31,9 +59,9 @@ func (c *Chain) WriteTable(w io.Writer, project, home string, width int) error {
 	}
 	rows := make([][]string, 0, len(c.Files))
 	for i, f := range c.Files {
-		loaded := strconv.Itoa(f.Loaded)
+		loaded := display.Int(f.Loaded)
 		if f.Loaded != f.Size {
-			loaded = fmt.Sprintf("%d of %d", f.Loaded, f.Size)
+			loaded = display.Int(f.Loaded) + " of " + display.Int(f.Size)
 		}
 		how := f.Label
 		if f.ImportedBy != "" {
@@ -43,9 +71,6 @@ func (c *Chain) WriteTable(w io.Writer, project, home string, width int) error {
 			how += "; when " + f.Condition
 		}
 		rows = append(rows, []string{strconv.Itoa(i + 1), display.Rel(f.Path, project, home), loaded, how})
-	}
-	if width <= 0 {
-		width = 100
 	}
 	return table.WriteFitted(w, []table.Column{
 		{Header: "#", Align: table.Right},

@@ -7,13 +7,16 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/profile"
 )
 
 // State is what verifying one row found.
@@ -35,11 +38,16 @@ const (
 	StateNew State = "new"
 	// StateRemoved: rebuilding would no longer list this source or file.
 	StateRemoved State = "removed"
+	// StateRedecided: the same bytes, but rebuilding decides otherwise
+	// (included or the reason) or emits other text or another number of
+	// tokens: a budget, the estimator or the profile changed. The note
+	// says what.
+	StateRedecided State = "redecided"
 )
 
 // States lists the states in the order reports count them.
 func States() []State {
-	return []State{StateUnchanged, StateChanged, StateMissing, StateAppeared, StateNew, StateRemoved}
+	return []State{StateUnchanged, StateChanged, StateMissing, StateAppeared, StateNew, StateRemoved, StateRedecided}
 }
 
 // RowKind says what a row of a [VerifyReport] records.
@@ -64,12 +72,33 @@ type VerifyReport struct {
 	ProjectDir string `json:"project_dir"`
 	// Paths is "relative" or "absolute": how the manifest records paths.
 	Paths string `json:"paths"`
+	// Settings are the settings the rebuild does not share with the
+	// manifest (the estimator, the profile, the budgets), in that order.
+	Settings []SettingDrift `json:"settings"`
 	// Rows are the sources in the manifest's order and then the new
 	// ones, the files likewise, then the Beads store and the history file.
 	Rows []VerifyRow `json:"rows"`
-	// Drifted counts the rows that are not unchanged.
+	// Drifted counts the settings that changed and the rows that are not
+	// unchanged.
 	Drifted int `json:"drifted"`
 }
+
+// SettingDrift is a setting of the manifest that differs now: ctx.toml or
+// the flags changed it since the manifest was written.
+type SettingDrift struct {
+	// Setting is "estimator", "profile" or "budget:" and the budget's
+	// name.
+	Setting string `json:"setting"`
+	// Old is what the manifest records, New what the rebuild has; "" where
+	// there is none (no profile, a budget added or removed). A budget is
+	// shown as its limits, "max_lines 100, max_tokens 2000" ("unlimited"
+	// when it sets none).
+	Old string `json:"old"`
+	New string `json:"new"`
+}
+
+// DriftedRows returns the number of rows that are not unchanged.
+func (r *VerifyReport) DriftedRows() int { return r.Drifted - len(r.Settings) }
 
 // VerifyRow is one source, file or history file of a [VerifyReport].
 type VerifyRow struct {
@@ -143,8 +172,9 @@ func ProjectDir(m *manifest.Manifest, dir, home string) (string, error) {
 // its home directory (Discover.Home, else the process's) expands ~, its
 // MaxSourceBytes bounds each source as in manifest.Build, and its
 // discovery and files options give the lists to compare with. The agent
-// and the relative form are the manifest's; the history is read from the
-// file it records.
+// and the relative form are the manifest's; so are the profile and the
+// estimator when rebuild leaves them empty (neither ctx.toml nor a flag
+// names one); the history is read from the file it records.
 //
 // Each instruction source with a path is read again (manifest.ReadSource)
 // and its hash compared with the recorded source_hash; a text source is
@@ -165,6 +195,22 @@ func Verify(ctx context.Context, m *manifest.Manifest, rebuild manifest.Options)
 		return nil, fmt.Errorf("project directory %s: not a directory", dir)
 	}
 	rebuild.Discover.Agent = m.Agent
+	// what neither ctx.toml nor the flags set is the manifest's: a manifest
+	// built with --profile or --estimator verifies without them
+	if rebuild.Profile == "" && m.Profile != nil {
+		name, err := profile.Parse(m.Profile.Name)
+		if err != nil {
+			return nil, fmt.Errorf("the manifest's profile: %w", err)
+		}
+		rebuild.Profile = name
+	}
+	if rebuild.Estimator == nil && m.Estimator != "" {
+		est, err := measure.EstimatorNamed(m.Estimator)
+		if err != nil {
+			return nil, fmt.Errorf("the manifest's estimator: %w", err)
+		}
+		rebuild.SetEstimator(est)
+	}
 	rebuild.Discover.ProjectDir = dir
 	rebuild.Discover.Home = home
 	rebuild.RelativePaths = m.Relative()
@@ -175,7 +221,7 @@ func Verify(ctx context.Context, m *manifest.Manifest, rebuild manifest.Options)
 	if err != nil {
 		return nil, err
 	}
-	rep := &VerifyReport{Agent: m.Agent, ProjectDir: dir, Paths: "absolute", Rows: []VerifyRow{}}
+	rep := &VerifyReport{Agent: m.Agent, ProjectDir: dir, Paths: "absolute", Settings: settings(m, now), Rows: []VerifyRow{}}
 	if m.Relative() {
 		rep.Paths = manifest.PathsRelative
 	}
@@ -202,12 +248,88 @@ func Verify(ctx context.Context, m *manifest.Manifest, rebuild manifest.Options)
 	if m.History != nil && m.History.File != "" {
 		rep.Rows = append(rep.Rows, v.history(m.History))
 	}
+	rep.Drifted = len(rep.Settings)
 	for _, row := range rep.Rows {
 		if row.State != StateUnchanged {
 			rep.Drifted++
 		}
 	}
 	return rep, nil
+}
+
+// settings compares the settings of the stored manifest m with those of
+// the rebuilt one.
+func settings(m, now *manifest.Manifest) []SettingDrift {
+	out := []SettingDrift{}
+	if m.Estimator != now.Estimator {
+		out = append(out, SettingDrift{Setting: "estimator", Old: m.Estimator, New: now.Estimator})
+	}
+	name := func(p *manifest.Profile) string {
+		if p == nil {
+			return ""
+		}
+		return p.Name
+	}
+	if a, b := name(m.Profile), name(now.Profile); a != b {
+		out = append(out, SettingDrift{Setting: "profile", Old: a, New: b})
+	}
+	for _, nb := range now.Budgets {
+		ob, ok := m.Budgets.Get(nb.Name)
+		switch {
+		case !ok:
+			out = append(out, SettingDrift{Setting: "budget:" + nb.Name, New: limits(nb.Budget)})
+		case ob != nb.Budget:
+			out = append(out, SettingDrift{Setting: "budget:" + nb.Name, Old: limits(ob), New: limits(nb.Budget)})
+		}
+	}
+	for _, ob := range m.Budgets {
+		if _, ok := now.Budgets.Get(ob.Name); !ok {
+			out = append(out, SettingDrift{Setting: "budget:" + ob.Name, Old: limits(ob.Budget)})
+		}
+	}
+	return out
+}
+
+// redecided says how the rebuilt source now differs from the stored one
+// s, whose bytes are the same: its decision, the text it emits, and the
+// tokens of that text; "" when it does not.
+func redecided(s, now *manifest.Source) string {
+	var notes []string
+	if s.Included != now.Included || s.Reason != now.Reason || s.DuplicateOf != now.DuplicateOf {
+		notes = append(notes, decision(s)+" → "+decision(now))
+	}
+	ob, nb := deref(s.EmittedBytes), deref(now.EmittedBytes)
+	if ob != nb || !sameHash(s.EmittedHash, now.EmittedHash) {
+		if ob != nb {
+			notes = append(notes, "emitted "+display.Int(ob)+" → "+display.Int(nb)+" bytes")
+		} else {
+			notes = append(notes, "other emitted text")
+		}
+	}
+	if ot, nt := deref(s.EmittedTokens), deref(now.EmittedTokens); ot != nt {
+		notes = append(notes, "emitted "+display.Int(ot)+" → "+display.Int(nt)+" tokens")
+	}
+	// the emitted bytes are said by the decision when nothing is sent
+	if len(notes) == 3 && (!s.Included || !now.Included) {
+		notes = append(notes[:1], notes[2])
+	}
+	return strings.Join(notes, "; ")
+}
+
+// decision shows a source's decision: its reason, with the row it
+// duplicates.
+func decision(s *manifest.Source) string {
+	if s.DuplicateOf != "" {
+		return string(s.Reason) + " (" + s.DuplicateOf + ")"
+	}
+	return string(s.Reason)
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // verifier holds what every row needs.
@@ -254,11 +376,14 @@ func (v *verifier) sources(ctx context.Context, rep *VerifyReport, m, now *manif
 		}
 		row.State = compare(row.OldStatus == string(manifest.StatusMissing), row.OldHash,
 			row.NewStatus == string(manifest.StatusMissing), row.NewHash, row.OldStatus != row.NewStatus)
-		if match == nil {
-			if row.State == StateUnchanged {
-				row.State = StateRemoved
-			} else {
-				row.Note = "no longer a candidate"
+		switch {
+		case match == nil && row.State == StateUnchanged:
+			row.State = StateRemoved
+		case match == nil:
+			row.Note = "no longer a candidate"
+		case row.State == StateUnchanged:
+			if note := redecided(&s, match); note != "" {
+				row.State, row.Note = StateRedecided, note
 			}
 		}
 		rep.Rows = append(rep.Rows, row)
@@ -309,6 +434,9 @@ func (v *verifier) files(rep *VerifyReport, stored, rebuilt []manifest.FileRow, 
 				row.State = StateChanged
 			default:
 				row.State = StateUnchanged
+				if note := fileRedecided(&f, n); note != "" {
+					row.State, row.Note = StateRedecided, note
+				}
 			}
 		} else {
 			row.State = StateRemoved
@@ -326,6 +454,25 @@ func (v *verifier) files(rep *VerifyReport, stored, rebuilt []manifest.FileRow, 
 		row.State, row.NewStatus, row.NewHash = StateNew, string(f.Status), f.SourceHash
 		rep.Rows = append(rep.Rows, row)
 	}
+}
+
+// fileRedecided says how the rebuilt file row now differs from the stored
+// one f, whose bytes are the same: its view, its status, its block in the
+// files section; "" when it does not.
+func fileRedecided(f, now *manifest.FileRow) string {
+	var notes []string
+	if f.ViewMode != now.ViewMode {
+		notes = append(notes, fmt.Sprintf("view %s → %s", f.ViewMode, now.ViewMode))
+	}
+	if f.Status != now.Status {
+		notes = append(notes, fmt.Sprintf("status %s → %s", f.Status, now.Status))
+	}
+	if f.EmittedTokens != now.EmittedTokens {
+		notes = append(notes, "emitted "+display.Int(f.EmittedTokens)+" → "+display.Int(now.EmittedTokens)+" tokens")
+	} else if f.EmittedHash != now.EmittedHash && len(notes) == 0 {
+		notes = append(notes, "other emitted text")
+	}
+	return strings.Join(notes, "; ")
 }
 
 func fileRow(f manifest.FileRow) VerifyRow {

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/profile"
 	"github.com/ctxaudit/ctx/provenance"
 )
 
@@ -396,5 +397,98 @@ func checkWidth(t *testing.T, out string) {
 		if n := len([]rune(line)); n > provenance.TableWidth {
 			t.Errorf("%d columns: %s", n, line)
 		}
+	}
+}
+
+// A manifest built with a profile (and an estimator) given on the command
+// line is verified with them when neither ctx.toml nor the flags of verify
+// name one: CLAUDE.md that imports AGENTS.md does not drift.
+func TestVerifyRecordedProfile(t *testing.T) {
+	dir := fixtureDir(t)
+	testfs.Write(t, dir, map[string]string{".git/HEAD": "", "CLAUDE.md": "@AGENTS.md\n"})
+	o := fixtureOptions(dir, true)
+	o.Discover.Agent = ""
+	o.Profile = profile.Claude
+	o.ProfileOptions = profile.Options{ManagedDir: filepath.Join(dir, "no-managed")}
+	o.SetEstimator(measure.O200kBase())
+	m := stored(t, o)
+	if m.Profile == nil || m.Estimator != measure.O200kBase().Name() {
+		t.Fatalf("profile %+v, estimator %q", m.Profile, m.Estimator)
+	}
+	// what ctx.toml gives without a profile or an estimator
+	again := fixtureOptions(dir, false)
+	again.Discover.Agent = ""
+	again.ProfileOptions = o.ProfileOptions
+	rep, err := provenance.Verify(context.Background(), m, again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Drifted != 0 {
+		t.Errorf("drifted %d: %+v", rep.Drifted, rep)
+	}
+}
+
+// Verify reports drift in the configuration too: a budget or the
+// estimator changed in ctx.toml gives the setting, and the rows whose
+// decision or emitted text it changes are redecided, though their bytes
+// are the same.
+func TestVerifySettings(t *testing.T) {
+	dir := fixtureDir(t)
+	o := fixtureOptions(dir, true)
+	o.Budgets = manifest.Budgets{{Name: "project", Budget: manifest.Budget{MaxLines: measure.Max(100)}}}
+	m := stored(t, o)
+
+	states := func(rep *provenance.VerifyReport) map[string]string {
+		out := map[string]string{}
+		for _, r := range rep.Rows {
+			if r.State != provenance.StateUnchanged {
+				out[r.ID] = string(r.State) + ": " + r.Note
+			}
+		}
+		return out
+	}
+	// max_lines 100 → 0: AGENTS.md is no longer sent
+	o.Budgets[0].MaxLines = measure.Max(0)
+	rep, err := provenance.Verify(context.Background(), m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []provenance.SettingDrift{{Setting: "budget:project", Old: "max_lines 100", New: "max_lines 0"}}
+	if !reflect.DeepEqual(rep.Settings, want) {
+		t.Errorf("settings %+v, want %+v", rep.Settings, want)
+	}
+	if got := states(rep); !reflect.DeepEqual(got, map[string]string{
+		"project_agents": "redecided: included → budget_exhausted; emitted 6 → 0 tokens"}) {
+		t.Errorf("rows %q", got)
+	}
+	if rep.Drifted != 2 {
+		t.Errorf("drifted %d, want 2 (the setting and the row)", rep.Drifted)
+	}
+	var b bytes.Buffer
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{"setting budget:project: max_lines 100 → max_lines 0\n", "| redecided | project_agents ",
+		"project_agents: included → budget_exhausted; emitted 6 → 0 tokens\n", "drift: 1 of 7 rows (1 redecided); 1 setting changed\n"} {
+		if !strings.Contains(b.String(), s) {
+			t.Errorf("the table lacks %q:\n%s", s, b.String())
+		}
+	}
+	checkWidth(t, b.String())
+
+	// the estimator: every count changes
+	o = fixtureOptions(dir, true)
+	o.Budgets = manifest.Budgets{{Name: "project", Budget: manifest.Budget{MaxLines: measure.Max(100)}}}
+	o.SetEstimator(measure.O200kBase())
+	rep, err = provenance.Verify(context.Background(), m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Settings) != 1 || rep.Settings[0].Setting != "estimator" || rep.Settings[0].Old != measure.Default().Name() ||
+		rep.Settings[0].New != measure.O200kBase().Name() {
+		t.Errorf("settings %+v", rep.Settings)
+	}
+	if got := states(rep)["project_agents"]; got != "redecided: emitted 6 → 7 tokens" {
+		t.Errorf("project_agents: %q (%q)", got, states(rep))
 	}
 }

@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
@@ -53,6 +55,9 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 			return err
 		}
 	case FormatTable:
+		for _, st := range rep.Settings {
+			b.WriteString(table.WrapText(fmt.Sprintf("setting %s: %s → %s", st.Setting, orNone(st.Old), orNone(st.New)), TableWidth) + "\n")
+		}
 		rows := make([][]string, 0, len(rep.Rows))
 		for _, r := range rep.Rows {
 			rows = append(rows, []string{string(r.State), r.ID, shortHash(r.OldHash, r.OldStatus), shortHash(r.NewHash, r.NewStatus), r.Path})
@@ -60,6 +65,11 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 		header := []string{"state", "id", "old", "new", "path"}
 		if err := table.Write(&b, header, fit(header, rows, []int{0, 28, 10, 10, -1})); err != nil {
 			return err
+		}
+		for _, r := range rep.Rows {
+			if r.Note != "" {
+				b.WriteString(table.WrapText(r.ID+": "+r.Note, TableWidth) + "\n")
+			}
 		}
 		b.WriteString(verifySummary(rep))
 		b.WriteByte('\n')
@@ -72,7 +82,8 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 }
 
 // verifySummary is the last line of the table: "no drift: 5 rows
-// unchanged" or "drift: 2 of 5 rows (1 changed, 1 new)".
+// unchanged", "drift: 2 of 5 rows (1 changed, 1 new)", and "; 1 setting
+// changed" when settings did.
 func verifySummary(rep *VerifyReport) string {
 	if rep.Drifted == 0 {
 		return fmt.Sprintf("no drift: %s unchanged", plural(len(rep.Rows), "row"))
@@ -83,7 +94,21 @@ func verifySummary(rep *VerifyReport) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	return fmt.Sprintf("drift: %d of %s (%s)", rep.Drifted, plural(len(rep.Rows), "row"), strings.Join(parts, ", "))
+	out := fmt.Sprintf("drift: %d of %s", rep.DriftedRows(), plural(len(rep.Rows), "row"))
+	if len(parts) > 0 {
+		out += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if n := len(rep.Settings); n > 0 {
+		out += "; " + plural(n, "setting") + " changed"
+	}
+	return out
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // WriteDiff writes rep to w in format f, in one Write call. The table has
@@ -107,7 +132,7 @@ func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
 		rows := diffRows(rep)
 		if len(rows) > 0 {
 			header := []string{"id", "change", "old", "new"}
-			if err := table.Write(&b, header, fit(header, rows, []int{26, 0, -1, -1})); err != nil {
+			if err := table.Write(&b, header, alignNumbers(fit(header, rows, []int{26, 0, -1, -1}), 2, 3)); err != nil {
 				return err
 			}
 		} else {
@@ -117,13 +142,35 @@ func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
 		if rep.Old.Files+rep.New.Files > 0 {
 			fmt.Fprintf(&b, "files: %s\n", counts(len(rep.Files), rep.Unchanged.Files, func(i int) []Change { return rep.Files[i].Changes }))
 		}
-		fmt.Fprintf(&b, "emitted tokens: %d → %d (%s)\n", rep.Old.EmittedTokens, rep.New.EmittedTokens, delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
+		fmt.Fprintf(&b, "emitted tokens: %s → %s (%s)\n", display.Int(rep.Old.EmittedTokens), display.Int(rep.New.EmittedTokens), delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
 	default:
 		_, err := ParseFormat(string(f))
 		return err
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// number is a cell that holds a count, with the change after it: "1,204"
+// or "1,230 (+26)".
+var number = regexp.MustCompile(`^-?[0-9][0-9,]*( \([+-]?[0-9][0-9,]*\))?$`)
+
+// alignNumbers right-aligns the numbers of the columns cols in rows (the
+// table writer aligns whole columns, which also hold words): it pads them
+// on the left to the column's width.
+func alignNumbers(rows [][]string, cols ...int) [][]string {
+	for _, c := range cols {
+		w := 0
+		for _, r := range rows {
+			w = max(w, utf8.RuneCountInString(r[c]))
+		}
+		for _, r := range rows {
+			if number.MatchString(r[c]) {
+				r[c] = strings.Repeat(" ", w-utf8.RuneCountInString(r[c])) + r[c]
+			}
+		}
+	}
+	return rows
 }
 
 // counts says "1 added, 1 removed, 2 changed, 3 unchanged".
@@ -165,7 +212,7 @@ func diffRows(rep *DiffReport) [][]string {
 			case ChangeDecision:
 				add(d.ID, c, string(o.Reason), string(n.Reason))
 			case ChangeTokens:
-				add(d.ID, c, fmt.Sprint(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
+				add(d.ID, c, display.Int(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
 			}
 		}
 	}
@@ -188,7 +235,7 @@ func diffRows(rep *DiffReport) [][]string {
 			case ChangeStatus:
 				add(id, c, string(o.Status), string(n.Status))
 			case ChangeTokens:
-				add(id, c, fmt.Sprint(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
+				add(id, c, display.Int(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
 			}
 		}
 	}
@@ -208,15 +255,15 @@ func diffRows(rep *DiffReport) [][]string {
 			o, n := d.Old, d.New
 			switch c {
 			case ChangeAdded:
-				add("history", c, "-", fmt.Sprintf("%s, %d tokens", n.File, n.TokensAfter))
+				add("history", c, "-", n.File+", "+plural(n.TokensAfter, "token"))
 			case ChangeRemoved:
-				add("history", c, fmt.Sprintf("%s, %d tokens", o.File, o.TokensAfter), "-")
+				add("history", c, o.File+", "+plural(o.TokensAfter, "token"), "-")
 			case ChangePath:
 				add("history", c, o.File, n.File)
 			case ChangeContent:
 				add("history", c, short(o.SourceHash), short(n.SourceHash))
 			case ChangeTokens:
-				add("history", c, fmt.Sprint(o.TokensAfter), tokens(o.TokensAfter, n.TokensAfter))
+				add("history", c, display.Int(o.TokensAfter), tokens(o.TokensAfter, n.TokensAfter))
 			}
 		}
 	}
@@ -245,15 +292,16 @@ func describeUse(s *SourceState) string {
 	return s.Budget + ": " + limits(manifest.Budget{MaxChars: s.MaxChars, MaxLines: s.MaxLines})
 }
 
-// limits shows the limits that are set: "chars 500, lines 200".
+// limits shows the limits that are set, by their keys in ctx.toml:
+// "max_chars 500, max_lines 200, max_tokens 2000".
 func limits(b manifest.Budget) string {
 	var parts []string
 	for _, l := range []struct {
 		name string
 		v    measure.Limit
-	}{{"chars", b.MaxChars}, {"lines", b.MaxLines}} {
-		if l.v.IsSet() {
-			parts = append(parts, l.name+" "+l.v.String())
+	}{{"max_chars", b.MaxChars}, {"max_lines", b.MaxLines}, {"max_tokens", b.MaxTokens}} {
+		if n, ok := l.v.Value(); ok {
+			parts = append(parts, l.name+" "+display.Int(int(n)))
 		}
 	}
 	if len(parts) == 0 {
@@ -264,21 +312,21 @@ func limits(b manifest.Budget) string {
 
 // tokens shows the new count and the difference: "150 (+30)".
 func tokens(old, new int) string {
-	return fmt.Sprintf("%d (%s)", new, delta(new-old))
+	return display.Int(new) + " (" + delta(new-old) + ")"
 }
 
 func delta(d int) string {
 	if d > 0 {
-		return fmt.Sprintf("+%d", d)
+		return "+" + display.Int(d)
 	}
-	return fmt.Sprint(d)
+	return display.Int(d)
 }
 
 func plural(n int, what string) string {
 	if n == 1 {
 		return "1 " + what
 	}
-	return fmt.Sprintf("%d %ss", n, what)
+	return display.Int(n) + " " + what + "s"
 }
 
 // shortHash shows the start of a hash, or else the status, or "-".

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"os"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -35,4 +36,36 @@ func TestOwnAuditFits(t *testing.T) {
 			t.Errorf("no %q in\n%s", want, out)
 		}
 	}
+}
+
+// TestReadmeSample: the audit that README.md shows under "See it work" is
+// the one ctx prints for this repository. CTX_UPDATE=1 rewrites it.
+func TestReadmeSample(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"ctx", "audit", "-C", "../.."}, nil, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	const readme = "../../README.md"
+	data, err := os.ReadFile(readme)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(data)
+	const before = "the findings, and the total:\n\n```\n"
+	start := strings.Index(text, before)
+	if start < 0 {
+		t.Fatalf("README.md has no sample after %q", before)
+	}
+	start += len(before)
+	end := start + strings.Index(text[start:], "```")
+	if text[start:end] == stdout.String() {
+		return
+	}
+	if os.Getenv("CTX_UPDATE") != "" {
+		if err := os.WriteFile(readme, []byte(text[:start]+stdout.String()+text[end:]), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	t.Errorf("README.md's sample audit is not what ctx prints (CTX_UPDATE=1 go test ./cmd/ctx rewrites it):\n%s", stdout.String())
 }

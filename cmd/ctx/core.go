@@ -367,10 +367,27 @@ func (e *env) init(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	var found []profile.Detected
+	if !c.IsSet("profile") {
+		name, found = config.InitProfile(p.Dir)
+	}
 	path, err := config.WriteTemplate(p.Dir, name)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.ShownPath(path), err)
 	}
-	_, err = fmt.Fprintf(e.stdout, "wrote %s; check it with: ctx audit --check\n", p.ShownPath(path))
+	shown := p.ShownPath(path)
+	switch {
+	case len(found) == 1:
+		_, err = fmt.Fprintf(e.stdout, "wrote %s with profile %s (found %s); check it with: ctx audit --check\n", shown, name, found[0].File)
+	case len(found) > 1:
+		var parts []string
+		for _, d := range found {
+			parts = append(parts, fmt.Sprintf("%s (%s)", d.Profile, d.File))
+		}
+		list := strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
+		_, err = fmt.Fprintf(e.stdout, "wrote %s; this project has files of %s: set profile in it, or run ctx init --profile NAME\n", shown, list)
+	default:
+		_, err = fmt.Fprintf(e.stdout, "wrote %s; check it with: ctx audit --check\n", shown)
+	}
 	return err
 }

@@ -131,7 +131,26 @@ func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) 
 	if c.Bool("no-discover") {
 		d.NoDiscover = true
 	}
+	warnAgent(c, o)
 	return p, o, nil
+}
+
+// warnAgent says on stderr when the agent is probably a misspelt known
+// name, or another known agent than the profile: neither is an error (a
+// consumer may have any name, and may load another agent's files).
+func warnAgent(c *cli.Context, o manifest.Options) {
+	a := o.Discover.Agent
+	if a == "" || a == string(profile.Generic) {
+		return
+	}
+	if n, ok := profile.Closest(a); ok {
+		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: agent %q is not a known agent; did you mean %s? (known: %s)\n", a, n, profileNames())
+		return
+	}
+	if _, err := profile.Parse(a); err == nil && o.Profile != "" && o.Profile != profile.Generic && profile.Name(a) != o.Profile {
+		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: agent %s with profile %s: ctx decides the sources for %s, but lists the files %s loads by itself\n",
+			a, o.Profile, a, o.Profile)
+	}
 }
 
 func profileNames() string {

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -116,4 +117,35 @@ func runErr(dir string, env []string, name string, args ...string) (string, erro
 	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.CombinedOutput()
 	return string(out), err
+}
+
+// TestPreCommitFiles checks the files pattern of the ctx-audit hook: it
+// runs when any instruction file of any profile, or ctx.toml, changes, and
+// not for other files.
+func TestPreCommitFiles(t *testing.T) {
+	data, err := os.ReadFile("../../.pre-commit-hooks.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(?m)^- id: ctx-audit\n(?:  .*\n)*?  files: '([^']*)'`).FindSubmatch(data)
+	if m == nil {
+		t.Fatal("no files pattern for ctx-audit")
+	}
+	files := regexp.MustCompile(string(m[1]))
+	for _, p := range []string{
+		"AGENTS.md", "svc/AGENTS.md", "AGENTS.override.md", "AGENTS.local.md",
+		"CLAUDE.md", "CLAUDE.local.md", ".claude/CLAUDE.md", ".claude/rules/style.md", "svc/.claude/rules/go/errors.md",
+		"GEMINI.md", "packages/cli/GEMINI.md", ".gemini/settings.json",
+		".github/copilot-instructions.md", ".github/instructions/go.instructions.md",
+		".cursor/rules/style.mdc", ".cursorrules", "ctx.toml",
+	} {
+		if !files.MatchString(p) {
+			t.Errorf("ctx-audit does not run when %s changes", p)
+		}
+	}
+	for _, p := range []string{"README.md", "main.go", "docs/AGENTS.md.bak", ".claude/settings.json", "rules/style.md"} {
+		if files.MatchString(p) {
+			t.Errorf("ctx-audit runs when %s changes", p)
+		}
+	}
 }

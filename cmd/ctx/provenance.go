@@ -23,8 +23,9 @@ func provenanceCommands(e *env) []*cli.Command {
 			Description: `Re-reads every instruction source, aggregated file and history file the
 manifest records and reports each as unchanged, changed (old and new
 BLAKE3), missing or appeared; rebuilds the manifest from the same inputs
-(the manifest's agent, ctx.toml and the flags below) and reports the
-sources and files it would now add (new) or no longer list (removed).
+(the manifest's agent, ctx.toml and the flags below; the manifest's
+profile and estimator when neither names one) and reports the sources
+and files it would now add (new) or no longer list (removed).
 A manifest written with --relative is resolved against -C DIR (default:
 the current directory); an absolute one is verified where it was built.
 Exit status: 0 when nothing drifted, 1 on drift, 2 on bad input.
@@ -33,7 +34,7 @@ Examples:
    ctx manifest --relative -o ctx.manifest.json   # commit it
    ctx verify ctx.manifest.json                    # in CI or a pre-commit hook
    ctx verify --format json -C ../clone ctx.manifest.json`,
-			Flags:  append(commonFlags(), format()),
+			Flags:  append(commonFlags(), estimatorFlag(), format()),
 			Action: func(c *cli.Context) error { return e.verify(c) },
 		},
 		{
@@ -115,7 +116,13 @@ func (e *env) verify(c *cli.Context) error {
 		return err
 	}
 	if rep.Drifted > 0 {
-		return &checkFailed{msg: fmt.Sprintf("verify failed: %d of %d row(s) drifted from %s", rep.Drifted, len(rep.Rows), args[0])}
+		settings := ""
+		if n := len(rep.Settings); n == 1 {
+			settings = " and 1 setting"
+		} else if n > 1 {
+			settings = fmt.Sprintf(" and %d settings", n)
+		}
+		return &checkFailed{msg: fmt.Sprintf("verify failed: %d of %d row(s)%s drifted from %s", rep.DriftedRows(), len(rep.Rows), settings, args[0])}
 	}
 	return nil
 }

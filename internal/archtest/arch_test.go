@@ -123,7 +123,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 	}
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
 	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
-		"schemas", "config", "profile", "provenance", "secrets", "internal/fileio", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
+		"schemas", "config", "profile", "provenance", "secrets", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
 		"internal/atomicfile", "internal/goroutine"} {
 		bp, err := build.Import(module+pkg, root(t), 0)
 		if err != nil {

@@ -70,3 +70,44 @@ func TestProfileFindings(t *testing.T) {
 		"over_agent_limit warning: 40,022 chars, over 40,000: Claude Code warns about memory files above 40,000 characters",
 	})
 }
+
+// A file the agent loads only when its condition applies says so in the
+// table's decision.
+func TestConditionalNativeInTable(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(testfs.Tree(t, map[string]string{
+		".git/HEAD":        "",
+		"GEMINI.md":        "# always\n",
+		"pkg/GEMINI.md":    "# only in pkg\n",
+		".github/x/y.yaml": "",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Build(context.Background(), manifest.Options{
+		Discover: discover.Options{ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
+		Profile:  profile.Gemini,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := audit.Write(&b, rep, audit.FormatTable, audit.WriteOptions{Width: 100}); err != nil {
+		t.Fatal(err)
+	}
+	var always, conditional string
+	for _, line := range strings.Split(b.String(), "\n") {
+		switch {
+		case strings.Contains(line, "| pkg/GEMINI.md"):
+			conditional = line
+		case strings.Contains(line, "| GEMINI.md"):
+			always = line
+		}
+	}
+	if !strings.Contains(conditional, "native_autoload, conditional") || strings.Contains(always, "conditional") || always == "" {
+		t.Errorf("decisions:\n%s\n%s", always, conditional)
+	}
+}

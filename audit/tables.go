@@ -92,11 +92,24 @@ func fittedSourceRows(rep *Report, home string) [][]string {
 	for i, s := range rep.Sources {
 		emitted[i] = itoaSep(s.EmittedTokens)
 	}
+	conditional := map[string]bool{}
+	if rep.Manifest != nil && rep.Manifest.Profile != nil {
+		for _, f := range rep.Manifest.Profile.Files {
+			if f.Condition != "" {
+				conditional[f.ID] = true
+			}
+		}
+	}
 	var rows [][]string
 	for i, s := range rep.Sources {
 		decision := string(s.Reason)
 		if s.Included && s.Truncated {
 			decision += ", cut"
+		}
+		if conditional[s.ID] {
+			// loaded only when its condition applies (not in "The agent
+			// sees")
+			decision += ", conditional"
 		}
 		path := "(text)"
 		if s.Path != "" {

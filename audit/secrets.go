@@ -2,10 +2,13 @@ package audit
 
 import (
 	"context"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/internal/goroutine"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/secrets"
 )
@@ -44,20 +47,10 @@ const (
 // every included source, the block of every aggregated file, the
 // discussion history.
 func secretFindings(ctx context.Context, m *manifest.Manifest, sc *secrets.Scanner) ([]Finding, error) {
-	var out []Finding
-	add := func(id, name, text string, where func(f secrets.Finding) (line int, msg string)) error {
-		found, err := sc.Scan(ctx, name, text)
-		if err != nil {
-			return err
-		}
-		for _, f := range found {
-			line, msg := where(f)
-			out = append(out, Finding{
-				SourceID: id, Code: CodeSecret, Severity: Error, RelatedID: f.Rule, Line: line,
-				Message: "credential (" + f.Rule + ") " + msg + " would be sent; --redact replaces it",
-			})
-		}
-		return nil
+	// the texts are scanned in parallel and reported in this order
+	var jobs []scanJob
+	add := func(id, name, text string, where func(f secrets.Finding) (line int, msg string)) {
+		jobs = append(jobs, scanJob{id: id, name: name, text: text, where: where})
 	}
 	for i, s := range m.Sources {
 		if !s.Included || i >= len(m.Fragments) || m.Fragments[i].Text == "" {
@@ -66,18 +59,15 @@ func secretFindings(ctx context.Context, m *manifest.Manifest, sc *secrets.Scann
 		name := m.ScanName(&m.Sources[i])
 		// a fragment is the start of its source, so its lines are the
 		// file's
-		err := add(s.ID, name, m.Fragments[i].Text, func(f secrets.Finding) (int, string) {
+		add(s.ID, name, m.Fragments[i].Text, func(f secrets.Finding) (int, string) {
 			return f.Line, atLine(f.Line)
 		})
-		if err != nil {
-			return nil, err
-		}
 	}
 	blocks, ok := m.FileBlocks()
 	for _, b := range blocks {
 		r := m.Files[b.Row]
 		start, fenced := blockBody(b.Text)
-		err := add(fileID(r), r.Path, b.Text, func(f secrets.Finding) (int, string) {
+		add(fileID(r), r.Path, b.Text, func(f secrets.Finding) (int, string) {
 			if f.Start < start {
 				return 0, "in the heading"
 			}
@@ -90,32 +80,89 @@ func secretFindings(ctx context.Context, m *manifest.Manifest, sc *secrets.Scann
 			}
 			return 0, atLine(line) + " of the " + string(r.ViewMode) + " view"
 		})
-		if err != nil {
-			return nil, err
-		}
 	}
 	for _, sec := range m.Sections {
 		switch {
 		case sec.ID == manifest.SectionHistory:
-			err := add(historyID, historyID, sec.Text, func(f secrets.Finding) (int, string) {
+			add(historyID, historyID, sec.Text, func(f secrets.Finding) (int, string) {
 				where := atLine(f.Line) + " of the history"
 				if n := excerpt(sec.Text, f.Start); n > 0 {
 					where = "in discussion excerpt " + strconv.Itoa(n) + " (" + where + ")"
 				}
 				return 0, where
 			})
-			if err != nil {
-				return nil, err
-			}
 		case sec.ID == manifest.SectionFiles && !ok:
 			// the blocks could not be told apart: the section as a whole
-			err := add(filesID, filesID, sec.Text, func(f secrets.Finding) (int, string) {
+			add(filesID, filesID, sec.Text, func(f secrets.Finding) (int, string) {
 				return 0, atLine(f.Line) + " of the files section"
 			})
-			if err != nil {
-				return nil, err
-			}
 		}
+	}
+	return scanAll(ctx, sc, jobs)
+}
+
+// scanJob is one text to scan: the finding's source id, the name the text
+// is scanned under, and how a secret's place is said.
+type scanJob struct {
+	id, name, text string
+	where          func(f secrets.Finding) (line int, msg string)
+}
+
+// scanAll scans the texts of jobs on GOMAXPROCS workers and returns their
+// findings in the order of jobs; the first error (or the context's) stops
+// it. A worker's panic is raised again here.
+func scanAll(parent context.Context, sc *secrets.Scanner, jobs []scanJob) ([]Finding, error) {
+	results := make([][]Finding, len(jobs))
+	errs := make([]error, len(jobs))
+	ctx, cancel := context.WithCancel(parent)
+	defer cancel()
+	var catcher goroutine.Catcher
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(runtime.GOMAXPROCS(0), len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				catcher.Do(func() {
+					j := jobs[i]
+					found, err := sc.Scan(ctx, j.name, j.text)
+					if err != nil {
+						errs[i] = err
+						cancel()
+						return
+					}
+					for _, f := range found {
+						line, msg := j.where(f)
+						results[i] = append(results[i], Finding{
+							SourceID: j.id, Code: CodeSecret, Severity: Error, RelatedID: f.Rule, Line: line,
+							Message: "credential (" + f.Rule + ") " + msg + " would be sent; --redact replaces it",
+						})
+					}
+				})
+			}
+		}()
+	}
+feed:
+	for i := range jobs {
+		select {
+		case next <- i:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	catcher.Repanic()
+	if err := parent.Err(); err != nil {
+		return nil, err // some texts were not scanned
+	}
+	var out []Finding
+	for i := range jobs {
+		if errs[i] != nil {
+			return nil, errs[i]
+		}
+		out = append(out, results[i]...)
 	}
 	return out, nil
 }

@@ -20,8 +20,8 @@ func reportCommands(e *env) []*cli.Command {
 		Name:  "report",
 		Usage: "write a self-contained HTML page of where the context's tokens go",
 		Description: "A treemap of the tokens (instruction sources, what the agent loads by itself, files by\n" +
-			"   directory, screenshots, the history), the budgets and what they cut, the largest sections\n" +
-			"   of the instruction files, the findings, and the manifest's hashes. No network, no script.\n\n" +
+			"directory, screenshots, the history), the budgets and what they cut, the largest sections\n" +
+			"of the instruction files, the findings, and the manifest's hashes. No network, no script.\n\n" +
 			"Examples:\n" +
 			"   ctx report                                  # writes ctx-report.html\n" +
 			"   ctx report --profile claude -o /tmp/context.html\n" +

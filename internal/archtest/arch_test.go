@@ -7,6 +7,7 @@ import (
 	"go/build"
 	"go/parser"
 	"go/token"
+	"io/fs"
 	"path/filepath"
 	"runtime"
 	"sort"
@@ -58,7 +59,7 @@ func deps(t *testing.T, pkg string, memo map[string][]string) []string {
 
 func TestLayers(t *testing.T) {
 	memo := map[string][]string{}
-	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance", "secrets"}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report"}
 	for _, tc := range []struct {
 		pkg     string
 		never   []string // packages pkg must not import, directly or not
@@ -76,6 +77,7 @@ func TestLayers(t *testing.T) {
 		{"schemas", []string{"manifest", "aggregate", "history", "config", "audit", "render", "discover", "profile"}, "the schema stands alone"},
 		{"provenance", []string{"config", "audit"}, "verify and diff take manifests and the options to rebuild with"},
 		{"secrets", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render", "profile", "provenance", "measure"}, "finding credentials in text is a leaf"},
+		{"report", []string{"config", "provenance"}, "the page shows a manifest and its audit; it takes options, never ctx.toml types"},
 	} {
 		for _, d := range deps(t, tc.pkg, memo) {
 			for _, n := range tc.never {
@@ -94,6 +96,54 @@ func TestLayers(t *testing.T) {
 				t.Errorf("library package %s imports config: libraries take options, never ctx.toml types", pkg)
 			}
 		}
+	}
+}
+
+// The report is the top of the library: only the command imports it, so
+// that no other package comes to depend on a page. A direct import is
+// enough to check: a package that reaches report through another one has
+// that other one fail.
+func TestNothingImportsReport(t *testing.T) {
+	dir := root(t)
+	found := false
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if n := d.Name(); p != dir && (n == "testdata" || strings.HasPrefix(n, ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, filepath.Dir(p))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		found = found || pkg == "report"
+		if pkg == "report" || pkg == "cmd/ctx" {
+			return nil
+		}
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		for _, imp := range f.Imports {
+			if imp.Path.Value == `"`+module+`report"` {
+				t.Errorf("%s imports report: only cmd/ctx may", filepath.ToSlash(filepath.Join(rel, filepath.Base(p))))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !found {
+		t.Fatal("no package report")
 	}
 }
 
@@ -123,7 +173,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 	}
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
 	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
-		"schemas", "config", "profile", "provenance", "secrets", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
+		"schemas", "config", "profile", "provenance", "secrets", "report", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
 		"internal/atomicfile", "internal/goroutine"} {
 		bp, err := build.Import(module+pkg, root(t), 0)
 		if err != nil {

@@ -1,0 +1,877 @@
+// Package report writes a context's composition as one self-contained
+// HTML page: a treemap of the tokens an agent is given (instruction
+// sources, what the agent loads by itself, aggregated files by directory,
+// screenshots, the Beads section and the discussion history), the budgets
+// and audit thresholds with what they cut, the instruction files' largest
+// sections, the findings, and the manifest's identity.
+//
+// The page needs no network and runs no script: inline CSS and SVG made
+// with html/template, tooltips from SVG titles, and a print style. Every
+// name (paths, ids, headings) is data: escaped for HTML and with control
+// characters shown as escapes. The same manifest and audit give the same
+// bytes (no timestamps, coordinates with a fixed precision):
+//
+//	rep, err := audit.RunContext(ctx, m, audit.Options{Thresholds: th})
+//	err = report.Write(ctx, f, m, rep, report.Options{})
+package report
+
+import (
+	"bytes"
+	"cmp"
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"os"
+	"path"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/audit"
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/mdtext"
+	"github.com/ctxaudit/ctx/internal/version"
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/render"
+)
+
+// Defaults of [Options].
+const (
+	DefaultHeadings = 20
+	DefaultTopFiles = 20
+)
+
+// Options configure [Write].
+type Options struct {
+	// Home is shown as ~ in paths and messages; "" is the process's home
+	// directory.
+	Home string
+	// MinTileArea is the smallest tile of the 1000×560 treemap, in square
+	// units, drawn on its own; smaller siblings merge into one "N more
+	// files" tile, which keeps the page small for large projects. 0 is
+	// [DefaultMinTileArea].
+	MinTileArea float64
+	// Headings is how many of the instruction files' sections are listed,
+	// largest first; 0 is [DefaultHeadings].
+	Headings int
+	// TopFiles is how many aggregated files are listed, largest first; 0
+	// is [DefaultTopFiles].
+	TopFiles int
+}
+
+func (o Options) home() string {
+	if o.Home != "" {
+		return o.Home
+	}
+	h, _ := os.UserHomeDir()
+	return h
+}
+
+//go:embed page.html
+var pageHTML string
+
+var pageTemplate = template.Must(template.New("page.html").Parse(pageHTML))
+
+// Write writes the report of m and its audit rep to w, in one Write call.
+// rep must be the audit of m (audit.RunContext); nil audits m with the
+// default thresholds. Tokens of the sections are counted with the
+// manifest's estimator. It stops when ctx is done.
+func Write(ctx context.Context, w io.Writer, m *manifest.Manifest, rep *audit.Report, o Options) error {
+	if m == nil {
+		return errors.New("report: no manifest")
+	}
+	if rep == nil {
+		r, err := audit.RunContext(ctx, m, audit.Options{Thresholds: audit.DefaultThresholds()})
+		if err != nil {
+			return err
+		}
+		rep = r
+	}
+	if rep.Manifest != nil && rep.Manifest != m {
+		return errors.New("report: the audit is of another manifest")
+	}
+	p, err := build(ctx, m, rep, o)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, p); err != nil {
+		return err
+	}
+	_, err = w.Write(b.Bytes())
+	return err
+}
+
+// page is what the template shows.
+type page struct {
+	Agent     string
+	Project   string
+	Stats     []stat
+	Map       *treemapView
+	Budgets   []budgetView
+	Limits    []bar
+	Layers    []bar
+	LayerNote string
+	Cuts      []cut
+	Headings  []headingRow
+	HeadNote  string
+	Findings  []findingGroup
+	Sources   []sourceRow
+	Files     []fileRow
+	FilesNote string
+	Footer    []pair
+}
+
+type stat struct{ Value, Label string }
+
+type pair struct{ Key, Value string }
+
+type treemapView struct {
+	W, H   int
+	Tiles  []tile
+	Groups []tile
+	Legend []legendItem
+	Label  string
+}
+
+type legendItem struct{ Kind, Label, Tokens string }
+
+// bar is used vs allowed: Pct is the used share of the bar, at most 100.
+type bar struct {
+	Label, Used, Allowed, Pct, Note string
+	Over, NoLimit                   bool
+}
+
+type budgetView struct {
+	Name   string
+	Limits string
+	Bars   []bar
+	Rows   []budgetRow
+	Cut    string
+}
+
+type budgetRow struct{ ID, Use, Omitted, Decision string }
+
+type cut struct{ What, Where, Detail string }
+
+type headingRow struct {
+	Source, Title, Tokens, Pct string
+	Level, Line                int
+}
+
+type findingGroup struct {
+	Severity string
+	Items    []findingItem
+}
+
+type findingItem struct{ Source, Code, Related, Message string }
+
+type sourceRow struct {
+	ID, Kind, Delivery, Decision, Tokens, Budget, Path string
+	Native, Included                                   bool
+}
+
+type fileRow struct{ Path, View, Status, Tokens, Source, Note string }
+
+func build(ctx context.Context, m *manifest.Manifest, rep *audit.Report, o Options) (*page, error) {
+	est := measure.Default()
+	if m.Estimator != "" {
+		e, err := measure.EstimatorNamed(m.Estimator)
+		if err != nil {
+			return nil, fmt.Errorf("the manifest's estimator: %w", err)
+		}
+		est = e
+	}
+	home := o.home()
+	v := &viewer{m: m, rep: rep, home: home}
+	p := &page{Agent: mdtext.Escape(m.Agent), Project: "project " + display.Path(m.ProjectDir, home)}
+	if m.Paths == manifest.PathsRelative {
+		p.Project += " (paths relative to it)"
+	}
+	p.Stats = v.stats()
+	minArea := o.MinTileArea
+	if minArea <= 0 {
+		minArea = DefaultMinTileArea
+	}
+	p.Map = v.treemap(minArea)
+	p.Budgets = v.budgets()
+	p.Limits, p.Layers, p.LayerNote = v.limits()
+	p.Cuts = v.cuts()
+	var err error
+	if p.Headings, p.HeadNote, err = v.headings(ctx, est, orDefault(o.Headings, DefaultHeadings)); err != nil {
+		return nil, err
+	}
+	p.Findings = v.findings()
+	p.Sources = v.sources()
+	p.Files, p.FilesNote = v.files(orDefault(o.TopFiles, DefaultTopFiles))
+	footer, err := v.footer()
+	if err != nil {
+		return nil, err
+	}
+	p.Footer = footer
+	return p, nil
+}
+
+// orDefault is n, or def when n is not positive.
+func orDefault(n, def int) int {
+	if n <= 0 {
+		return def
+	}
+	return n
+}
+
+// viewer turns a manifest and its audit into what people read.
+type viewer struct {
+	m    *manifest.Manifest
+	rep  *audit.Report
+	home string
+}
+
+func (v *viewer) id(id string) string { return display.ID(id, v.m.ProjectDir, v.home) }
+
+func (v *viewer) path(p string) string {
+	if p == "" {
+		return "(text)"
+	}
+	return display.Rel(p, v.m.ProjectDir, v.home)
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
+
+// plural is "1 file", "2 files" (nouns ending in s or y as in English).
+func plural(n int, noun string) string {
+	if n != 1 {
+		switch {
+		case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ey"):
+			noun = noun[:len(noun)-1] + "ies"
+		case strings.HasSuffix(noun, "s"):
+		default:
+			noun += "s"
+		}
+	}
+	return display.Int(n) + " " + noun
+}
+
+func tokens(n int) string { return plural(n, "token") }
+
+// percent formats 100·used/allowed with a fixed precision, at most 100.
+func percent(used, allowed float64) string {
+	if allowed <= 0 {
+		if used > 0 {
+			return "100.0"
+		}
+		return "0.0"
+	}
+	return strconv.FormatFloat(min(100, 100*used/allowed), 'f', 1, 64)
+}
+
+// loaded reports what the agent itself loads of s: the tokens it keeps
+// and the rule, when s is a native available to the agent in every
+// session (as audit counts its native total).
+func (v *viewer) loaded(s *manifest.Source) (int, *manifest.ProfileFile, bool) {
+	if s.Delivery != discover.DeliveryNative || s.Status != manifest.StatusAvailable || !s.AudienceMatches {
+		return 0, nil, false
+	}
+	if v.m.Profile != nil {
+		for i := range v.m.Profile.Files {
+			if f := &v.m.Profile.Files[i]; f.ID == s.ID {
+				if f.Condition != "" {
+					return 0, f, false
+				}
+				return f.LoadedTokens, f, true
+			}
+		}
+	}
+	return deref(s.SourceTokens), nil, true
+}
+
+func (v *viewer) stats() []stat {
+	rep := v.rep
+	included := 0
+	for _, s := range v.m.Sources {
+		if s.Included {
+			included++
+		}
+	}
+	out := []stat{
+		{display.Int(rep.Total.Tokens), "tokens sent by ctx"},
+	}
+	if n := rep.Native; n.Files > 0 {
+		out = append(out, stat{display.Int(n.Tokens), "tokens the agent loads itself (" + plural(n.Files, "file") + ")"})
+	}
+	out = append(out, stat{display.Int(included) + " / " + display.Int(len(v.m.Sources)), "instruction sources sent"})
+	if len(v.m.Files) > 0 {
+		sent := 0
+		for _, f := range v.m.Files {
+			if f.EmittedBytes > 0 {
+				sent++
+			}
+		}
+		out = append(out, stat{display.Int(sent) + " / " + display.Int(len(v.m.Files)), "files and screenshots sent"})
+	}
+	counts := map[audit.Severity]int{}
+	for _, f := range rep.Findings {
+		counts[f.Severity]++
+	}
+	out = append(out, stat{display.Int(counts[audit.Error]) + " · " + display.Int(counts[audit.Warning]) + " · " + display.Int(counts[audit.Info]),
+		"findings: errors · warnings · info"})
+	return out
+}
+
+// decision says what was decided about s, for people.
+func decision(s manifest.Source) string {
+	switch {
+	case s.Included && s.Truncated:
+		return "included, cut"
+	case s.Reason == manifest.ReasonNativeAutoload && s.Delivery == discover.DeliveryNative:
+		return "loaded by the agent itself"
+	}
+	return string(s.Reason)
+}
+
+// budgetUse is what s took of its budget: "12/200 lines, 400/8,000 chars",
+// against what was left of the pool before it.
+func budgetUse(s manifest.Source) string {
+	var parts []string
+	if n, ok := s.MaxLines.Value(); ok {
+		parts = append(parts, display.Int(deref(s.EmittedLines))+"/"+display.Int(int(n))+" lines")
+	}
+	if n, ok := s.MaxChars.Value(); ok {
+		parts = append(parts, display.Int(deref(s.EmittedChars))+"/"+display.Int(int(n))+" chars")
+	}
+	if n, ok := s.MaxTokens.Value(); ok {
+		parts = append(parts, display.Int(deref(s.EmittedTokens))+"/"+display.Int(int(n))+" tokens")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// omitted lists what a cut left out: "3,210 chars, 40 lines, 802 tokens".
+func omitted(chars, lines int, toks *int) string {
+	var parts []string
+	if chars > 0 {
+		parts = append(parts, plural(chars, "char"))
+	}
+	if lines > 0 {
+		parts = append(parts, plural(lines, "line"))
+	}
+	if toks != nil && *toks > 0 {
+		parts = append(parts, tokens(*toks))
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (v *viewer) sources() []sourceRow {
+	var out []sourceRow
+	for _, s := range v.m.Sources {
+		r := sourceRow{ID: v.id(s.ID), Kind: mdtext.Escape(s.Kind), Delivery: string(s.Delivery), Decision: decision(s),
+			Path: v.path(s.Path), Included: s.Included, Native: s.Delivery == discover.DeliveryNative}
+		r.Tokens = display.Int(deref(s.EmittedTokens)) + " / "
+		if s.SourceTokens != nil {
+			r.Tokens += display.Int(*s.SourceTokens)
+		} else {
+			r.Tokens += "-"
+		}
+		if s.Budget != "" {
+			r.Budget = mdtext.Escape(s.Budget)
+			if u := budgetUse(s); u != "" {
+				r.Budget += " " + u
+			}
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (v *viewer) findings() []findingGroup {
+	doc := audit.NewDocument(v.rep, audit.WriteOptions{Home: v.home})
+	var out []findingGroup
+	for _, sev := range []audit.Severity{audit.Error, audit.Warning, audit.Info} {
+		g := findingGroup{Severity: string(sev)}
+		for _, f := range doc.Findings {
+			if f.Severity != sev {
+				continue
+			}
+			src := "total"
+			if f.SourceID != "" {
+				src = v.id(f.SourceID)
+			}
+			g.Items = append(g.Items, findingItem{Source: src, Code: string(f.Code), Related: mdtext.Escape(f.RelatedID), Message: mdtext.Escape(f.Message)})
+		}
+		out = append(out, g)
+	}
+	return out
+}
+
+// fileView is the view of a file row, with the one asked for when it
+// differs: "full → skeleton".
+func fileView(r manifest.FileRow) string {
+	if r.RequestedViewMode != "" && r.RequestedViewMode != r.ViewMode {
+		return string(r.RequestedViewMode) + " → " + string(r.ViewMode)
+	}
+	return string(r.ViewMode)
+}
+
+// fileNote is the error, the budget's steps or the fallback of a row.
+func fileNote(r manifest.FileRow) string {
+	return mdtext.Escape(cmp.Or(r.Error, r.Degraded, r.Fallback))
+}
+
+func (v *viewer) files(top int) ([]fileRow, string) {
+	if len(v.m.Files) == 0 {
+		return nil, ""
+	}
+	idx := make([]int, len(v.m.Files))
+	sent, toks := 0, 0
+	for i, r := range v.m.Files {
+		idx[i] = i
+		if r.EmittedBytes > 0 {
+			sent++
+		}
+		toks += r.EmittedTokens
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(v.m.Files[b].EmittedTokens, v.m.Files[a].EmittedTokens) })
+	var out []fileRow
+	for _, i := range idx[:min(top, len(idx))] {
+		r := v.m.Files[i]
+		src := "-"
+		if r.SourceTokens != nil {
+			src = display.Int(*r.SourceTokens)
+		}
+		path := mdtext.Escape(r.Path)
+		if r.Kind != "" {
+			path = string(r.Kind) + ": " + path
+		}
+		out = append(out, fileRow{Path: path, View: fileView(r), Status: string(r.Status), Tokens: display.Int(r.EmittedTokens), Source: src, Note: fileNote(r)})
+	}
+	note := plural(len(v.m.Files), "file") + " recorded, " + display.Int(sent) + " sent, " + tokens(toks) + " in their blocks"
+	if len(out) < len(v.m.Files) {
+		note += "; the " + display.Int(len(out)) + " largest:"
+	}
+	return out, note
+}
+
+// cuts lists what budgets, limits and the agent itself left out.
+func (v *viewer) cuts() []cut {
+	var out []cut
+	for _, s := range v.m.Sources {
+		if !s.Truncated {
+			continue
+		}
+		d := "cut"
+		if s.Reason == manifest.ReasonBudgetExhausted {
+			d = "left out (budget used up)"
+		}
+		if s.Budget != "" {
+			d += " by budget " + mdtext.Escape(s.Budget)
+		}
+		if om := omitted(s.OmittedChars, s.OmittedLines, s.OmittedTokens); om != "" {
+			d += ": " + om + " omitted"
+		}
+		out = append(out, cut{What: "source", Where: v.id(s.ID), Detail: d})
+	}
+	if p := v.m.Profile; p != nil {
+		for _, f := range p.Files {
+			if f.CutBytes > 0 {
+				out = append(out, cut{What: "agent", Where: v.id(f.ID), Detail: "the agent itself drops " + plural(f.CutBytes, "byte") + " (" + mdtext.Escape(f.Rule) + ")"})
+			}
+		}
+	}
+	for _, r := range v.m.Files {
+		switch r.Status {
+		case aggregate.StatusDegraded, aggregate.StatusOmitted:
+			d := string(r.Status)
+			if r.Degraded != "" {
+				d += ": " + mdtext.Escape(r.Degraded)
+			}
+			d += "; " + tokens(r.EmittedTokens) + " sent"
+			if r.SourceTokens != nil {
+				d += " of " + display.Int(*r.SourceTokens)
+			}
+			out = append(out, cut{What: "file", Where: mdtext.Escape(r.Path), Detail: d})
+		}
+	}
+	if h := v.m.History; h != nil && (h.MessagesOut < h.MessagesIn || h.TokensAfter < h.TokensBefore || h.Stubbed > 0) {
+		d := display.Int(h.MessagesOut) + " of " + plural(h.MessagesIn, "message") + " sent, " +
+			display.Int(h.TokensAfter) + " of " + tokens(h.TokensBefore)
+		type drop struct {
+			reason string
+			n      int
+		}
+		var drops []drop
+		for r, n := range h.Dropped {
+			if n > 0 {
+				drops = append(drops, drop{string(r), n})
+			}
+		}
+		slices.SortFunc(drops, func(a, b drop) int { return cmp.Compare(a.reason, b.reason) })
+		var parts []string
+		for _, x := range drops {
+			parts = append(parts, display.Int(x.n)+" "+mdtext.Escape(x.reason))
+		}
+		if h.Stubbed > 0 {
+			parts = append(parts, display.Int(h.Stubbed)+" tool results stubbed")
+		}
+		if len(parts) > 0 {
+			d += "; dropped: " + strings.Join(parts, ", ")
+		}
+		out = append(out, cut{What: "history", Where: mdtext.Escape(h.File), Detail: d})
+	}
+	return out
+}
+
+func (v *viewer) budgets() []budgetView {
+	var out []budgetView
+	for _, b := range v.m.Budgets {
+		bv := budgetView{Name: mdtext.Escape(b.Name)}
+		var chars, lines, toks, omChars, omLines, omToks int
+		anyTokens := false
+		for _, s := range v.m.Sources {
+			if s.Budget != b.Name {
+				continue
+			}
+			chars += deref(s.EmittedChars)
+			lines += deref(s.EmittedLines)
+			toks += deref(s.EmittedTokens)
+			omChars += s.OmittedChars
+			omLines += s.OmittedLines
+			if s.OmittedTokens != nil {
+				anyTokens = true
+				omToks += *s.OmittedTokens
+			}
+			om := omitted(s.OmittedChars, s.OmittedLines, s.OmittedTokens)
+			if om == "" {
+				om = "-"
+			}
+			bv.Rows = append(bv.Rows, budgetRow{ID: v.id(s.ID), Use: budgetUse(s), Omitted: om, Decision: decision(s)})
+		}
+		var limits []string
+		for _, l := range []struct {
+			name  string
+			limit measure.Limit
+			used  int
+		}{{"lines", b.MaxLines, lines}, {"chars", b.MaxChars, chars}, {"tokens", b.MaxTokens, toks}} {
+			n, ok := l.limit.Value()
+			if !ok {
+				continue
+			}
+			limits = append(limits, "max_"+l.name+" "+display.Int(int(n)))
+			// red when the pool ran out and something was cut
+			cut := omChars > 0 || omLines > 0 || omToks > 0
+			bv.Bars = append(bv.Bars, bar{Label: l.name, Used: display.Int(l.used), Allowed: display.Int(int(n)),
+				Pct: percent(float64(l.used), float64(n)), Over: cut && int64(l.used) >= n})
+		}
+		bv.Limits = strings.Join(limits, ", ")
+		if bv.Limits == "" {
+			bv.Limits = "no limit"
+		}
+		var omTokPtr *int
+		if anyTokens {
+			omTokPtr = &omToks
+		}
+		if om := omitted(omChars, omLines, omTokPtr); om != "" {
+			bv.Cut = om + " omitted"
+		}
+		out = append(out, bv)
+	}
+	return out
+}
+
+// limits are the audit thresholds: the total sent against total_tokens,
+// and the largest sources against layer_tokens.
+func (v *viewer) limits() (total []bar, layers []bar, note string) {
+	th := v.rep.Thresholds
+	t := v.rep.Total.Tokens
+	total = append(total, thresholdBar("total sent (total_tokens)", t, th.TotalTokens))
+	if n := v.rep.Native; n.Files > 0 {
+		total = append(total, bar{Label: "loaded by the agent itself", Used: display.Int(n.Tokens), NoLimit: true,
+			Note: "not counted in the total: the agent reads " + plural(n.Files, "file") + " on its own"})
+	}
+	type src struct {
+		id   string
+		toks int
+	}
+	var srcs []src
+	for _, s := range v.m.Sources {
+		if s.SourceTokens != nil && *s.SourceTokens > 0 {
+			srcs = append(srcs, src{s.ID, *s.SourceTokens})
+		}
+	}
+	slices.SortStableFunc(srcs, func(a, b src) int { return cmp.Compare(b.toks, a.toks) })
+	const most = 10
+	for _, s := range srcs[:min(most, len(srcs))] {
+		layers = append(layers, thresholdBar(v.id(s.id), s.toks, th.LayerTokens))
+	}
+	note = "tokens of each source (before budgets) against layer_tokens"
+	if len(srcs) > most {
+		note += "; the " + display.Int(most) + " largest of " + display.Int(len(srcs))
+	}
+	return total, layers, note
+}
+
+func thresholdBar(label string, used int, limit float64) bar {
+	b := bar{Label: label, Used: display.Int(used)}
+	if math.IsInf(limit, 1) {
+		b.NoLimit, b.Note = true, "no limit"
+		return b
+	}
+	b.Allowed = display.Int(int(limit))
+	b.Pct = percent(float64(used), limit)
+	b.Over = float64(used) > limit
+	return b
+}
+
+// footer is the manifest's identity: tool, schema, estimator and the
+// hashes that match a report to its manifest.
+func (v *viewer) footer() ([]pair, error) {
+	m := v.m
+	data, err := manifest.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	text := []byte(render.Text(m))
+	paths := "absolute"
+	if m.Paths != "" {
+		paths = m.Paths
+	}
+	out := []pair{
+		{"report", "ctx " + version.Version},
+		{"manifest", mdtext.Escape(m.Tool.Name+" "+m.Tool.Version) + ", schema_version " + strconv.Itoa(m.SchemaVersion) + ", " + mdtext.Escape(paths) + " paths"},
+		{"agent", mdtext.Escape(m.Agent)},
+		{"estimator", mdtext.Escape(m.Estimator)},
+		{"thresholds", "layer_tokens " + thresholdText(v.rep.Thresholds.LayerTokens) + ", total_tokens " + thresholdText(v.rep.Thresholds.TotalTokens)},
+		{"manifest BLAKE3", measure.Hash(data)},
+		{"rendered text BLAKE3", measure.Hash(text)},
+		{"rendered text", plural(len(text), "byte") + ", " + tokens(v.rep.Total.Tokens)},
+	}
+	for _, s := range m.Sections {
+		out = append(out, pair{"section " + mdtext.Escape(string(s.ID)) + " BLAKE3", s.Hash})
+	}
+	return out, nil
+}
+
+func thresholdText(f float64) string {
+	if math.IsInf(f, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(f, 'f', -1, 64)
+}
+
+// headings splits every included fragment at its headings and returns the
+// largest sections by tokens.
+func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int) ([]headingRow, string, error) {
+	type sec struct {
+		section
+		src    string
+		order  int
+		tokens int
+	}
+	var all []sec
+	files := 0
+	for i, s := range v.m.Sources {
+		if !s.Included || i >= len(v.m.Fragments) || v.m.Fragments[i].Text == "" {
+			continue
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, "", err
+		}
+		files++
+		for _, x := range splitSections(v.m.Fragments[i].Text) {
+			all = append(all, sec{section: x, src: s.ID, order: i, tokens: est.Tokens([]byte(x.Text))})
+		}
+	}
+	if len(all) == 0 {
+		return nil, "", nil
+	}
+	slices.SortStableFunc(all, func(a, b sec) int {
+		if c := cmp.Compare(b.tokens, a.tokens); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(a.order, b.order); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Line, b.Line)
+	})
+	largest := max(all[0].tokens, 1)
+	var out []headingRow
+	for _, x := range all[:min(top, len(all))] {
+		title := mdtext.Escape(x.Title)
+		if x.Level == 0 {
+			title = "(before the first heading)"
+		}
+		out = append(out, headingRow{Source: v.id(x.src), Title: title, Level: x.Level, Line: x.Line,
+			Tokens: display.Int(x.tokens), Pct: percent(float64(x.tokens), float64(largest))})
+	}
+	note := plural(len(all), "section") + " in " + plural(files, "instruction fragment") + ", split at their # headings"
+	if len(out) < len(all) {
+		note += "; the " + display.Int(len(out)) + " largest:"
+	}
+	return out, note, nil
+}
+
+// treemap builds the tree of what is sent and lays it out.
+func (v *viewer) treemap(minArea float64) *treemapView {
+	root := &node{kind: kindGroup, noun: "part"}
+	instr := &node{kind: kindGroup, label: "instructions", id: "instructions", tip: "instruction sources", noun: "source"}
+	for i := range v.m.Sources {
+		s := &v.m.Sources[i]
+		if s.Included && deref(s.EmittedTokens) > 0 {
+			tip := v.id(s.ID) + "\n" + v.path(s.Path) + "\n" + display.Int(deref(s.EmittedTokens)) + " of " + tokens(deref(s.SourceTokens)) + " sent\n" + decision(*s)
+			if s.Budget != "" {
+				tip += "\nbudget " + mdtext.Escape(s.Budget) + " " + budgetUse(*s)
+			}
+			instr.children = append(instr.children, &node{kind: kindSource, id: s.ID, label: v.id(s.ID), tip: tip, tokens: deref(s.EmittedTokens)})
+			continue
+		}
+		if n, f, ok := v.loaded(s); ok && n > 0 {
+			tip := v.id(s.ID) + "\n" + v.path(s.Path) + "\n" + tokens(n) + ", loaded by the agent itself (not sent by ctx)"
+			if f != nil && f.Rule != "" {
+				tip += "\nrule: " + mdtext.Escape(f.Rule)
+			}
+			label := "native: " + path.Base(v.path(s.Path))
+			instr.children = append(instr.children, &node{kind: kindNative, id: s.ID, label: label, tip: tip, tokens: n})
+		}
+	}
+	files := &node{kind: kindGroup, label: "files", id: "files/", tip: "aggregated files", noun: "file"}
+	shots := &node{kind: kindGroup, label: "screenshots", id: "screenshots/", tip: "screenshots", noun: "screenshot"}
+	dirs := map[string]*node{".": files, "/": files, "": files}
+	var dirOf func(dir string) *node
+	dirOf = func(dir string) *node {
+		if n, ok := dirs[dir]; ok {
+			return n
+		}
+		parent := dirOf(path.Dir(dir))
+		n := &node{kind: kindGroup, id: dir + "/", label: mdtext.Escape(path.Base(dir)) + "/", tip: mdtext.Escape(dir) + "/", noun: "file", dir: true}
+		parent.children = append(parent.children, n)
+		dirs[dir] = n
+		return n
+	}
+	for _, r := range v.m.Files {
+		if r.EmittedTokens <= 0 {
+			continue
+		}
+		tip := mdtext.Escape(r.Path) + "\n" + display.Int(r.EmittedTokens) + " tokens sent"
+		if r.SourceTokens != nil {
+			tip += " (" + display.Int(*r.SourceTokens) + " in the file)"
+		}
+		tip += "\nview " + fileView(r) + ", " + string(r.Status)
+		if note := fileNote(r); note != "" {
+			tip += "\n" + note
+		}
+		leaf := &node{id: r.Path, label: mdtext.Escape(path.Base(r.Path)), tip: tip, tokens: r.EmittedTokens}
+		switch {
+		case r.Kind == manifest.FileKindScreenshot:
+			leaf.kind = kindScreenshot
+			shots.children = append(shots.children, leaf)
+			continue
+		case r.ViewMode == aggregate.ViewFull:
+			leaf.kind = kindFile
+		default:
+			leaf.kind = kindReduced
+		}
+		dir := path.Dir(r.Path)
+		parent := dirOf(dir)
+		parent.children = append(parent.children, leaf)
+	}
+	collapse(files)
+	for _, g := range []*node{instr, files, shots} {
+		if len(g.children) > 0 {
+			root.children = append(root.children, g)
+		}
+	}
+	for _, s := range v.m.Sections {
+		switch s.ID {
+		case manifest.SectionBeads:
+			tip := "Beads section\n" + tokens(s.Tokens)
+			if b := v.m.Beads; b != nil {
+				tip += "\n" + mdtext.Escape(b.File) + ": " + display.Int(b.Completed) + " completed, " + display.Int(b.Active) + " active"
+			}
+			root.children = append(root.children, &node{kind: kindBeads, id: string(s.ID), label: "Beads", tip: tip, tokens: s.Tokens})
+		case manifest.SectionHistory:
+			tip := "discussion history\n" + tokens(s.Tokens)
+			if h := v.m.History; h != nil {
+				tip += "\n" + mdtext.Escape(h.File) + ": " + display.Int(h.MessagesOut) + " of " + plural(h.MessagesIn, "message")
+			}
+			root.children = append(root.children, &node{kind: kindHistory, id: string(s.ID), label: "discussion history", tip: tip, tokens: s.Tokens})
+		}
+	}
+	if root.total() <= 0 {
+		return nil
+	}
+	t := &treemapView{W: mapWidth, H: mapHeight}
+	layout(root, rect{0, 0, mapWidth, mapHeight}, minArea, 0, "", &t.Tiles, &t.Groups)
+	// outer groups last, so that their outlines are drawn on top
+	slices.SortStableFunc(t.Groups, func(a, b tile) int { return cmp.Compare(b.Depth, a.Depth) })
+	merged := slices.ContainsFunc(t.Tiles, func(x tile) bool { return x.Kind == kindMore })
+	t.Legend = legend(root, merged)
+	t.Label = "treemap of " + tokens(root.tokens) + ": area is tokens, colour is kind"
+	return t
+}
+
+// collapse joins a directory whose only child is a directory with it
+// ("a/" holding only "b/" is "a/b/").
+func collapse(n *node) {
+	for i, c := range n.children {
+		for c.kind == kindGroup && len(c.children) == 1 && c.children[0].kind == kindGroup {
+			only := c.children[0]
+			only.label = c.label + only.label
+			c = only
+		}
+		n.children[i] = c
+		collapse(c)
+	}
+}
+
+var kindLabels = []struct{ kind, label string }{
+	{kindSource, "instruction sources ctx sends"},
+	{kindNative, "loaded by the agent itself"},
+	{kindFile, "files, full view"},
+	{kindReduced, "files, cheaper view (summary, skeleton, outline, ...)"},
+	{kindScreenshot, "screenshots"},
+	{kindBeads, "Beads section"},
+	{kindHistory, "discussion history"},
+	{kindMore, "small tiles merged"},
+}
+
+// legend sums the leaves of the tree by kind (before merging); merged
+// adds the kind of the merged tiles.
+func legend(root *node, merged bool) []legendItem {
+	sums := map[string]int{}
+	counts := map[string]int{}
+	var walk func(n *node)
+	walk = func(n *node) {
+		if len(n.children) == 0 {
+			sums[n.kind] += n.tokens
+			counts[n.kind]++
+			return
+		}
+		for _, c := range n.children {
+			walk(c)
+		}
+	}
+	walk(root)
+	var out []legendItem
+	for _, k := range kindLabels {
+		if k.kind == kindMore {
+			if merged {
+				out = append(out, legendItem{Kind: k.kind, Label: k.label})
+			}
+			continue
+		}
+		if counts[k.kind] > 0 {
+			out = append(out, legendItem{Kind: k.kind, Label: k.label, Tokens: tokens(sums[k.kind])})
+		}
+	}
+	return out
+}

@@ -15,5 +15,6 @@ func commands(e *env) []*cli.Command {
 	cs = append(cs, initCommands(e)...)
 	cs = append(cs, provenanceCommands(e)...)
 	cs = append(cs, presetCommands(e)...)
+	cs = append(cs, mcpCommands(e)...)
 	return cs
 }

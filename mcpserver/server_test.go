@@ -1,15 +1,18 @@
 package mcpserver_test
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -362,19 +365,31 @@ func TestNewErrors(t *testing.T) {
 }
 
 // TestServeEndsOnEOF runs Serve over pipes: it answers, and returns nil
-// when the client closes its input.
+// once the client closes its input.
 func TestServeEndsOnEOF(t *testing.T) {
 	dir := project(t)
 	srv, err := mcpserver.New(mcpserver.Options{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	in := strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")
-	var out bytes.Buffer
-	if err := mcpserver.Serve(context.Background(), srv, in, &out); err != nil {
-		t.Fatalf("Serve: %v", err)
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	done := make(chan error, 1)
+	go func() { done <- mcpserver.Serve(context.Background(), srv, inR, outW) }()
+	go func() {
+		inW.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"))
+	}()
+	line, err := bufio.NewReader(outR).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"serverInfo":{"name":"ctx"`) {
+		t.Fatalf("no initialize result: %q, %v", line, err)
 	}
-	if !strings.Contains(out.String(), `"serverInfo":{"name":"ctx"`) {
-		t.Errorf("no initialize result: %s", out.String())
+	inW.Close()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Serve still running 10s after its input closed")
 	}
 }

@@ -16,5 +16,6 @@ func commands(e *env) []*cli.Command {
 	cs = append(cs, provenanceCommands(e)...)
 	cs = append(cs, presetCommands(e)...)
 	cs = append(cs, reportCommands(e)...)
+	cs = append(cs, mcpCommands(e)...)
 	return cs
 }

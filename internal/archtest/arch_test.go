@@ -60,6 +60,9 @@ func deps(t *testing.T, pkg string, memo map[string][]string) []string {
 func TestLayers(t *testing.T) {
 	memo := map[string][]string{}
 	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report"}
+	// mcpserver is a library package too (it never prints or exits), but
+	// like cmd/ctx it reads ctx.toml through config: it is checked by
+	// TestMCPServerBoundary
 	for _, tc := range []struct {
 		pkg     string
 		never   []string // packages pkg must not import, directly or not
@@ -173,7 +176,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 	}
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
 	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
-		"schemas", "config", "profile", "provenance", "secrets", "report", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
+		"schemas", "config", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
 		"internal/atomicfile", "internal/goroutine"} {
 		bp, err := build.Import(module+pkg, root(t), 0)
 		if err != nil {
@@ -207,4 +210,82 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 			}
 		}
 	}
+}
+
+// mcpserver serves the library over MCP: it may import the pipeline's
+// packages (config, manifest, audit, aggregate, render, provenance, and
+// what their options name), never the other way round, and it keeps the
+// MCP SDK to itself: no other package of ctx imports it (cmd/ctx runs the
+// server through mcpserver.Serve).
+func TestMCPServerBoundary(t *testing.T) {
+	allowed := map[string]bool{"config": true, "manifest": true, "audit": true, "aggregate": true, "render": true,
+		"provenance": true, "measure": true, "schemas": true, "profile": true, "secrets": true,
+		"internal/jsonenc": true, "internal/version": true}
+	p, err := build.Import(module+"mcpserver", root(t), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, imp := range p.Imports {
+		if d, ok := strings.CutPrefix(imp, module); ok && !allowed[d] {
+			t.Errorf("mcpserver imports %s: it serves the pipeline through %v", d, sortedKeys(allowed))
+		}
+	}
+	for _, pkg := range packages(t) {
+		if pkg == "mcpserver" {
+			continue
+		}
+		bp, err := build.Import(module+pkg, root(t), 0)
+		if err != nil {
+			t.Fatalf("%s: %v", pkg, err)
+		}
+		for _, imp := range bp.Imports {
+			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") {
+				t.Errorf("%s imports %s: the MCP SDK stays behind mcpserver", pkg, imp)
+			}
+			if imp == module+"mcpserver" && pkg != "cmd/ctx" {
+				t.Errorf("%s imports mcpserver: only the command runs the server", pkg)
+			}
+		}
+	}
+}
+
+// packages lists the module's packages (directories with Go files, tests
+// aside), relative to the module root.
+func packages(t *testing.T) []string {
+	var out []string
+	r := root(t)
+	err := filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if !d.IsDir() {
+			return nil
+		}
+		if name := d.Name(); path != r && (strings.HasPrefix(name, ".") || name == "testdata") {
+			return filepath.SkipDir
+		}
+		rel, _ := filepath.Rel(r, path)
+		bp, err := build.ImportDir(path, 0)
+		if err != nil || len(bp.GoFiles) == 0 {
+			return nil
+		}
+		out = append(out, filepath.ToSlash(rel))
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(out) < 10 {
+		t.Fatalf("found only %v", out)
+	}
+	return out
+}
+
+func sortedKeys(m map[string]bool) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }

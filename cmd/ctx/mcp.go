@@ -1,0 +1,51 @@
+package main
+
+import (
+	"strings"
+
+	"github.com/urfave/cli/v2"
+
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/mcpserver"
+)
+
+func mcpCommands(e *env) []*cli.Command {
+	return []*cli.Command{{
+		Name:      "mcp",
+		Usage:     "serve ctx to agents over the Model Context Protocol (stdio)",
+		ArgsUsage: " ",
+		Description: `Runs an MCP server on standard input and output for the project
+directory, as agents start local servers. Its tools are audit, render,
+pack, verify and stats, each the library call behind the command of the
+same job (pack is ctx aggregate); its resources are ctx://manifest and the
+manifest JSON Schema. Paths given to the tools must lie in the project
+directory. The server ends when the client closes its input, or on
+SIGINT or SIGTERM.
+
+Examples:
+   claude mcp add ctx -- ctx mcp
+   ctx mcp -C ~/src/service --config ~/src/service/ctx.toml`,
+		Flags: []cli.Flag{
+			&cli.StringFlag{Name: "project-dir", Aliases: []string{"C"}, Usage: "project `DIR` (default: the current directory)"},
+			&cli.StringFlag{Name: "config", Usage: "configuration `FILE` (default: DIR/ctx.toml when it exists)"},
+		},
+		Action: func(c *cli.Context) error { return e.mcp(c) },
+	}}
+}
+
+func (e *env) mcp(c *cli.Context) error {
+	if c.NArg() > 0 {
+		return usagef("%s takes no arguments, got %q", c.Command.Name, c.Args().First())
+	}
+	if c.IsSet("project-dir") && discover.Blank(c.String("project-dir")) {
+		return usagef("--project-dir: must not be empty")
+	}
+	if c.IsSet("config") && strings.TrimSpace(c.String("config")) == "" {
+		return usagef("--config: must not be empty")
+	}
+	srv, err := mcpserver.New(mcpserver.Options{Dir: c.String("project-dir"), Config: c.String("config")})
+	if err != nil {
+		return err
+	}
+	return mcpserver.Serve(c.Context, srv, e.stdin, e.stdout)
+}

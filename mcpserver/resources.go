@@ -1,0 +1,47 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/schemas"
+)
+
+// The resource URIs.
+const (
+	// ManifestURI is the project's manifest, as `ctx manifest` prints it.
+	ManifestURI = "ctx://manifest"
+	// SchemaURI is the manifest JSON Schema, as `ctx schema` prints it.
+	SchemaURI = "ctx://schemas/manifest.v1.schema.json"
+)
+
+func (s *server) addResources(srv *mcp.Server) {
+	srv.AddResource(&mcp.Resource{URI: ManifestURI, Name: "manifest", Title: "The context manifest",
+		Description: "Every instruction source, aggregated file and history of this project with its decision, sizes and BLAKE3 hashes, as `ctx manifest` prints it (built when read).",
+		MIMEType:    "application/json"}, s.manifestResource)
+	srv.AddResource(&mcp.Resource{URI: SchemaURI, Name: "manifest-schema", Title: "The manifest JSON Schema",
+		Description: "The JSON Schema (2020-12) of the manifest, schema_version 1, as `ctx schema` prints it.",
+		MIMEType:    "application/schema+json"}, s.schemaResource)
+}
+
+func (s *server) manifestResource(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	p, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Build(ctx, p.ManifestOptions())
+	if err != nil {
+		return nil, err
+	}
+	data, err := manifest.Marshal(m)
+	if err != nil {
+		return nil, err
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ManifestURI, MIMEType: "application/json", Text: string(data)}}}, nil
+}
+
+func (s *server) schemaResource(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: SchemaURI, MIMEType: "application/schema+json", Text: string(schemas.ManifestV1())}}}, nil
+}

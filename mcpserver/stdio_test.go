@@ -1,0 +1,232 @@
+package mcpserver_test
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// startCtx starts `ctx mcp -C dir` as a child process and connects to it
+// over its standard input and output.
+func startCtx(t *testing.T, dir string, opts *mcp.ClientOptions) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer) {
+	t.Helper()
+	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ctx-test", Version: "1"}, opts).
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+	if err != nil {
+		t.Fatalf("ctx mcp: %v\n%s", err, stderr.Bytes())
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, cmd, &stderr
+}
+
+// TestStdio drives a real `ctx mcp` process: initialize, list the tools,
+// call each one (the audit compared with `ctx audit --format json`), error
+// results, a resource, and the end of the process when its input closes.
+func TestStdio(t *testing.T) {
+	dir := project(t)
+	runCtx(t, "manifest", "--relative", "-o", filepath.Join(dir, "ctx.manifest.json"), "-C", dir)
+	cs, cmd, stderr := startCtx(t, dir, nil)
+	if info := cs.InitializeResult().ServerInfo; info.Name != "ctx" {
+		t.Errorf("server %+v", info)
+	}
+	byName := tools(t, cs)
+	var names []string
+	for n := range byName {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	if want := []string{"audit", "pack", "render", "stats", "verify"}; !slices.Equal(names, want) {
+		t.Fatalf("tools %v, want %v", names, want)
+	}
+
+	res := call(t, cs, "audit", nil)
+	want := runCtx(t, "audit", "--format", "json", "-C", dir)
+	if got := ok(t, "audit", res); got[0] != string(want) {
+		t.Errorf("audit over stdio differs from ctx audit --format json:\n--- tool\n%s\n--- ctx\n%s", got[0], want)
+	}
+	validOutput(t, byName["audit"], res)
+	for name, args := range map[string]map[string]any{
+		"render": {"max_tokens": 30},
+		"pack":   {"paths": []string{"src/*.py"}, "view": "skeleton"},
+		"verify": nil,
+		"stats":  {"top": 3},
+	} {
+		res := call(t, cs, name, args)
+		ok(t, name, res)
+		validOutput(t, byName[name], res)
+	}
+	md := runCtx(t, "aggregate", "--stdout", "--no-history", "--quiet", "--view", "skeleton", "--max-tokens", "400", "-C", dir, "src/*.py")
+	if got := ok(t, "pack", call(t, cs, "pack", map[string]any{"paths": []string{"src/*.py"}, "view": "skeleton"})); got[0] != string(md) {
+		t.Errorf("pack over stdio differs from ctx aggregate --stdout")
+	}
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"pack", map[string]any{"paths": []string{"../outside/secret.txt"}}, "outside the project directory"},
+		{"pack", map[string]any{"paths": []string{"src"}, "view": "bogus"}, "view: enum: bogus"},
+	} {
+		res := call(t, cs, tc.tool, tc.args)
+		if got := strings.Join(texts(t, res), "\n"); !res.IsError || !strings.Contains(got, tc.want) {
+			t.Errorf("%s %v: %v %q, want an error result with %q", tc.tool, tc.args, res.IsError, got, tc.want)
+		}
+	}
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: "ctx://manifest"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := runCtx(t, "manifest", "-C", dir); rr.Contents[0].Text != string(want) {
+		t.Error("ctx://manifest over stdio differs from ctx manifest")
+	}
+
+	// closing stdin ends the server at once (Close would otherwise wait
+	// 10s, then send SIGTERM)
+	start := time.Now()
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if took := time.Since(start); took > 5*time.Second {
+		t.Errorf("ctx mcp took %v to end after its input closed", took)
+	}
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("ctx mcp ended with %v", cmd.ProcessState)
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("ctx mcp wrote to stderr: %s", stderr.Bytes())
+	}
+}
+
+// TestStdioCancel cancels a long pack in a real `ctx mcp` process: the
+// call ends with context.Canceled and the server goes on answering.
+func TestStdioCancel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: writes a tree of 1,500 files")
+	}
+	dir := bigTree(t, 1500, 30)
+	opts, progress := progressClient()
+	cs, _, _ := startCtx(t, dir, opts)
+	packAndCancel(t, cs, progress)
+	ok(t, "stats", call(t, cs, "stats", map[string]any{"paths": []string{"pkg00"}, "top": 1}))
+}
+
+// TestStdioSignal ends `ctx mcp` with SIGTERM while its input is open: it
+// exits 0, at once.
+func TestStdioSignal(t *testing.T) {
+	dir := project(t)
+	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer stdin.Close()
+	// wait until it serves
+	if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(stdout).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"result"`) {
+		t.Fatalf("initialize: %q, %v", line, err)
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("ctx mcp after SIGTERM: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		cmd.Process.Kill()
+		t.Fatal("ctx mcp still running 10s after SIGTERM")
+	}
+}
+
+// TestTypeScriptClient drives `ctx mcp` with the TypeScript SDK from npm
+// (installed into a temporary directory) and compares the audit it gets
+// with `ctx audit --format json`, byte for byte. It is skipped when node
+// or npm is missing or the package cannot be installed (offline), and
+// with -short.
+func TestTypeScriptClient(t *testing.T) {
+	const sdk = "@modelcontextprotocol/sdk@1.32.2"
+	if testing.Short() {
+		t.Skip("skipped with -short: installs " + sdk + " with npm")
+	}
+	for _, tool := range []string{"node", "npm"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("the TypeScript client test needs %s, which is not installed", tool)
+		}
+	}
+	bin := ctxBinary(t)
+	modules := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	install := exec.CommandContext(ctx, "npm", "install", "--no-audit", "--no-fund", "--no-save", "--prefer-offline",
+		"--loglevel=error", "--prefix", modules, sdk)
+	install.Dir = modules
+	install.Env = origEnv // the user's npm cache, not the test's home
+	if out, err := install.CombinedOutput(); err != nil {
+		t.Skipf("cannot install %s with npm (%v), so the TypeScript client test is skipped:\n%s", sdk, err, out)
+	}
+	script, err := filepath.Abs("testdata/node/audit.cjs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := project(t)
+	node := exec.CommandContext(ctx, "node", script, bin, dir)
+	node.Env = append(os.Environ(), "NODE_PATH="+filepath.Join(modules, "node_modules"))
+	var stderr bytes.Buffer
+	node.Stderr = &stderr
+	out, err := node.Output()
+	if err != nil {
+		t.Fatalf("node audit.cjs: %v\n%s", err, stderr.Bytes())
+	}
+	var got struct {
+		Server     string   `json:"server"`
+		Tools      []string `json:"tools"`
+		IsError    bool     `json:"isError"`
+		Text       string   `json:"text"`
+		Structured string   `json:"structured"`
+		BadIsError bool     `json:"badIsError"`
+		BadText    string   `json:"badText"`
+	}
+	if err := json.Unmarshal(out, &got); err != nil {
+		t.Fatalf("audit.cjs printed %q: %v", out, err)
+	}
+	if got.Server != "ctx" || !slices.Equal(got.Tools, []string{"audit", "pack", "render", "stats", "verify"}) || got.IsError {
+		t.Errorf("TypeScript client: server %q, tools %v, error %v", got.Server, got.Tools, got.IsError)
+	}
+	want := string(runCtx(t, "audit", "--format", "json", "-C", dir))
+	if got.Text != want {
+		t.Errorf("the audit text the TypeScript client got differs from ctx audit --format json:\n--- client\n%s\n--- ctx\n%s", got.Text, want)
+	}
+	if got.Structured != want {
+		t.Errorf("the audit's structured content, as the TypeScript client serialises it, differs from ctx audit --format json:\n--- client\n%s\n--- ctx\n%s", got.Structured, want)
+	}
+	if !got.BadIsError || !strings.Contains(got.BadText, "outside the project directory") {
+		t.Errorf("a path outside the project: error %v, %q", got.BadIsError, got.BadText)
+	}
+}

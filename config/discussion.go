@@ -17,8 +17,10 @@ import (
 // (max_messages is --max-messages), so that [Discussion.Check] can name
 // either.
 type Discussion struct {
-	// Line is the line of the [discussion] header.
-	Line int
+	// Line is the line of the [discussion] header; HistoryLine and
+	// AttachmentsLine those of its history and attachments keys (0 when
+	// absent).
+	Line, HistoryLine, AttachmentsLine int
 	// History is the history file, a {"messages": [...],
 	// "compactionPoints": [...]} document, relative to the project
 	// directory. Required.
@@ -154,6 +156,8 @@ func decodeDiscussion(t table, c *Config) error {
 		return dt.Errorf("history", "must not be empty")
 	}
 	d.History = h
+	d.HistoryLine = dt.doc.Line(dt.Field("history"))
+	d.AttachmentsLine = dt.doc.Line(dt.Field("attachments"))
 	for _, kv := range d.ints() {
 		if kv.key == "max_tokens" {
 			// a token budget, as in [files]: 1 or more, or inf

@@ -204,6 +204,12 @@ func (p *Project) HistoryOptions() *manifest.HistoryOptions {
 		Options: d.HistoryOptions(),
 		Where:   p.where(d.Line) + ": discussion",
 	}
+	if d.HistoryLine > 0 {
+		h.WhereHistory = p.where(d.HistoryLine) + ": discussion.history"
+	}
+	if d.AttachmentsLine > 0 {
+		h.WhereAttachments = p.where(d.AttachmentsLine) + ": discussion.attachments"
+	}
 	h.Options.Estimator = p.Config.Estimator
 	h.AllowOutside = p.AllowOutside()
 	if d.Attachments != nil {

@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/ctxaudit/ctx/secrets"
 )
@@ -70,6 +71,12 @@ func decodeSecrets(t table, c *Config) error {
 		if _, err := secrets.New(secrets.Options{Allow: []secrets.Allow{a}}); err != nil {
 			var ae *secrets.AllowError
 			if errors.As(err, &ae) {
+				// name the key's line when the message is about one
+				for _, k := range []string{"rules", "paths", "regexes"} {
+					if msg, ok := strings.CutPrefix(ae.Msg, k+": "); ok {
+						return e.Errorf(k, "%s", msg)
+					}
+				}
 				return t.doc.Errorf(e.Path, "%s", ae.Msg)
 			}
 			return err

@@ -33,6 +33,10 @@ type HistoryOptions struct {
 	AttachmentsDir string
 	// Where prefixes errors ("ctx.toml:12: discussion").
 	Where string
+	// WhereHistory and WhereAttachments, when set, prefix the errors of
+	// the history file and of the attachments directory instead of Where
+	// and the key ("ctx.toml:14: discussion.history").
+	WhereHistory, WhereAttachments string
 	// AllowOutside lists the directories outside the project that may
 	// hold the history file and the attachments (Options.AllowOutside,
 	// which Build sets).
@@ -250,13 +254,20 @@ func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions, est 
 	if h.Where != "" {
 		where = h.Where
 	}
+	whereHistory, whereAtt := where+".history", where+".attachments"
+	if h.WhereHistory != "" {
+		whereHistory = h.WhereHistory
+	}
+	if h.WhereAttachments != "" {
+		whereAtt = h.WhereAttachments
+	}
 	// the history file and the attachments must be the project's, or
 	// allowed outside it by the caller (never by the repository's own
 	// configuration)
 	bound := fileio.NewBoundary(projectDir, h.AllowOutside)
 	data, req, err := history.ReadRequestFileAllowed(inProject(projectDir, h.Path), bound.Allowed)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s.history: %s: %w%s", where, name, err, outsideHint(err))
+		return nil, "", fmt.Errorf("%s: %s: %w%s", whereHistory, name, err, outsideHint(err))
 	}
 	o := h.Options
 	o.Estimator = h.estimator(est)
@@ -264,15 +275,15 @@ func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions, est 
 	if h.AttachmentsDir != "" {
 		att = inProject(projectDir, h.AttachmentsDir)
 		if real := fileio.RealDir(att); !bound.Allowed(real) {
-			return nil, "", fmt.Errorf("%s.attachments: %s is outside the project (%s): attachments are read only from the project%s",
-				where, h.AttachmentsDir, real, allowHint)
+			return nil, "", fmt.Errorf("%s: %s is outside the project (%s): attachments are read only from the project%s",
+				whereAtt, h.AttachmentsDir, real, allowHint)
 		}
 	}
 	res, err := history.BuildRequest(ctx, req, o, att)
 	var ae *history.AttachmentsDirError
 	switch {
 	case errors.As(err, &ae):
-		return nil, "", fmt.Errorf("%s.attachments: %w", where, ae.Err)
+		return nil, "", fmt.Errorf("%s: %w", whereAtt, ae.Err)
 	case err != nil:
 		return nil, "", fmt.Errorf("%s: %w", where, err)
 	}

@@ -3,6 +3,7 @@ package secrets
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -21,6 +22,8 @@ const maxDecodeDepth = 5
 // detector finds the secrets of a text, located: the byte range of each.
 type detector interface {
 	detect(ctx context.Context, name, text string) ([]located, error)
+	// ruleIDs lists the ids of the rules, sorted.
+	ruleIDs() []string
 }
 
 // located is a finding of a rule with its byte range in the text (0, 0 for
@@ -62,7 +65,10 @@ const (
 type gitleaks struct {
 	chunked *detect.Detector // every rule but wideRule
 	wide    *detect.Detector // wideRule alone
+	ids     []string
 }
+
+func (g gitleaks) ruleIDs() []string { return g.ids }
 
 // defaultDetector compiles gitleaks' default configuration once per
 // process. It reads the configuration with its own viper instance (the
@@ -85,8 +91,9 @@ var defaultDetector = sync.OnceValues(func() (detector, error) {
 	if _, ok := cfg.Rules[wideRule]; !ok {
 		return nil, fmt.Errorf("secret rules: no rule %s", wideRule)
 	}
+	ids := slices.Sorted(maps.Keys(cfg.Rules))
 	return gitleaks{chunked: newDetector(cfg, func(id string) bool { return id != wideRule }),
-		wide: newDetector(cfg, func(id string) bool { return id == wideRule })}, nil
+		wide: newDetector(cfg, func(id string) bool { return id == wideRule }), ids: ids}, nil
 })
 
 // newDetector is a detector of the rules of cfg that keep accepts.
@@ -108,6 +115,10 @@ func newDetector(cfg config.Config, keep func(id string) bool) *detect.Detector 
 	}
 	d := detect.NewDetector(c)
 	d.MaxDecodeDepth = maxDecodeDepth
+	// what a repository says of its own files does not hide a secret that
+	// is sent: only the project's allowlist in ctx.toml, which is reviewed
+	// as configuration, allows one
+	d.IgnoreGitleaksAllow = true
 	return d
 }
 
@@ -178,8 +189,11 @@ func windows(text string) [][2]int {
 
 // run is one gitleaks pass over text.
 func run(ctx context.Context, d *detect.Detector, name, text string) ([]rawFinding, error) {
+	// no file path: gitleaks' own path allowlist (lock files, vendored
+	// code, images) would skip texts that are sent all the same
+	_ = name
 	//lint:ignore SA1019 DetectContext takes this type until gitleaks v9
-	found := d.DetectContext(ctx, detect.Fragment{Raw: text, FilePath: name})
+	found := d.DetectContext(ctx, detect.Fragment{Raw: text})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -117,6 +117,11 @@ func New(o Options) (*Scanner, error) {
 		if len(a.Rules) == 0 && len(a.Paths) == 0 && len(a.Regexes) == 0 {
 			return nil, fail("set at least one of rules, paths and regexes (an empty entry would allow every secret)")
 		}
+		for _, r := range a.Rules {
+			if _, ok := slices.BinarySearch(det.ruleIDs(), r); !ok {
+				return nil, fail(fmt.Sprintf("rules: no rule %q (the rules are gitleaks' ids, as secret findings name them%s)", r, closest(r, det.ruleIDs())))
+			}
+		}
 		c := allow{rules: a.Rules}
 		for _, p := range a.Paths {
 			if !doublestar.ValidatePattern(p) {
@@ -134,6 +139,35 @@ func New(o Options) (*Scanner, error) {
 		s.allow = append(s.allow, c)
 	}
 	return s, nil
+}
+
+// RuleIDs returns the ids of the rules, sorted: what a finding's Rule and
+// an allowlist's Rules name.
+func RuleIDs() ([]string, error) {
+	det, err := defaultDetector()
+	if err != nil {
+		return nil, err
+	}
+	return slices.Clone(det.ruleIDs()), nil
+}
+
+// closest suggests the id of ids that shares the longest prefix with id:
+// ", such as jwt"; "" when none shares three characters.
+func closest(id string, ids []string) string {
+	best, n := "", 2
+	for _, c := range ids {
+		k := 0
+		for k < len(c) && k < len(id) && c[k] == id[k] {
+			k++
+		}
+		if k > n {
+			best, n = c, k
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return ", such as " + best
 }
 
 // Default returns the scanner with the default rules and no allowlist,

@@ -144,14 +144,31 @@ func TestDecodedSecretIsRedactedWhereItIsEncoded(t *testing.T) {
 	}
 }
 
+// TestGitleaksAllowMarker: a gitleaks:allow comment in a file does not
+// hide a secret that is sent; only the project's allowlist allows one.
 func TestGitleaksAllowMarker(t *testing.T) {
 	s := scanner(t, Options{})
 	found, err := s.Scan(context.Background(), "x.md", "key=AKIAJPJOMKEFOIUC5LGT # gitleaks:allow\n")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(found) != 0 {
-		t.Errorf("a line marked gitleaks:allow was reported: %+v", found)
+	if len(found) != 1 {
+		t.Errorf("a line marked gitleaks:allow was not reported: %+v", found)
+	}
+}
+
+// TestNoPathAllowlist: gitleaks' own path allowlist (lock files, images,
+// vendored code) does not skip a text that is sent.
+func TestNoPathAllowlist(t *testing.T) {
+	s := scanner(t, Options{})
+	for _, name := range []string{"docs/logo.svg", "package-lock.json", "go.sum", "node_modules/x/index.js", "gradlew"} {
+		found, err := s.Scan(context.Background(), name, "token = \"ghp_Yk3IMJ9PvMJ11Uqz6DNLLgGxJCbUUrt93l4B\"\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) != 1 {
+			t.Errorf("%s: %d findings", name, len(found))
+		}
 	}
 }
 
@@ -202,6 +219,8 @@ func TestAllowErrors(t *testing.T) {
 		{Allow{Where: "ctx.toml:3"}, "ctx.toml:3: secrets.allow[0]: set at least one of rules, paths and regexes (an empty entry would allow every secret)"},
 		{Allow{Paths: []string{"a/[b"}}, `secrets.allow[0]: paths: invalid pattern "a/[b"`},
 		{Allow{Regexes: []string{"a(b"}}, "secrets.allow[0]: regexes: error parsing regexp: missing closing ): `a(b`"},
+		{Allow{Rules: []string{"github-pats"}}, `secrets.allow[0]: rules: no rule "github-pats" (the rules are gitleaks' ids, as secret findings name them, such as github-pat)`},
+		{Allow{Rules: []string{"zzz"}}, `secrets.allow[0]: rules: no rule "zzz" (the rules are gitleaks' ids, as secret findings name them)`},
 	}
 	for _, tc := range tests {
 		_, err := New(Options{Allow: []Allow{tc.allow}})

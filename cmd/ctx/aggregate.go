@@ -260,17 +260,18 @@ func (e *env) aggregate(c *cli.Context) error {
 	if c.Bool("stdout") || format == "json" {
 		o.OutputDir = ""
 	}
-	if format == "markdown" && !c.Bool("no-history") {
-		if o.History, err = discussionSection(c, o.Estimator); err != nil {
-			return err
-		}
-	}
 	if c.IsSet("redact") {
 		o.Redact = nil
 		if c.Bool("redact") {
 			if o.Redact, err = scanner(c); err != nil {
 				return err
 			}
+		}
+	}
+	if format == "markdown" && !c.Bool("no-history") {
+		// the history is redacted as the files are
+		if o.History, err = discussionSection(c, o.Estimator, o.Redact); err != nil {
+			return err
 		}
 	}
 	quiet := c.Bool("quiet")

@@ -192,7 +192,7 @@ func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
 // the project of c, built as ctx render builds it and counted with est
 // (nil: the configured estimator); "" without the table or when no message
 // remains.
-func discussionSection(c *cli.Context, est measure.Estimator) (string, error) {
+func discussionSection(c *cli.Context, est measure.Estimator, redact *secrets.Scanner) (string, error) {
 	p, err := loadProject(c)
 	if err != nil {
 		return "", err
@@ -205,6 +205,7 @@ func discussionSection(c *cli.Context, est measure.Estimator) (string, error) {
 		h.Options.Estimator = est
 	}
 	h.AllowOutside = append(h.AllowOutside, allowOutside(c)...)
+	h.Options.Redact = redact
 	_, text, err := manifest.BuildHistory(c.Context, p.Dir, *h, est)
 	return text, err
 }

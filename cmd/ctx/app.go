@@ -14,6 +14,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/goroutine"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // Exit codes; an interrupted run exits 128 + the signal's number (see
@@ -196,7 +197,7 @@ func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, 
 			fmt.Fprintf(stderr, "ctx: %s\n", cf.msg)
 		}
 	default:
-		fmt.Fprintf(stderr, "ctx: error: %s\n", strings.TrimPrefix(err.Error(), "ctx: error: "))
+		fmt.Fprintf(stderr, "ctx: error: %s\n", withoutSecrets(strings.TrimPrefix(err.Error(), "ctx: error: ")))
 		if errors.As(err, &ue) {
 			hint := ue.hint
 			if hint == "" {
@@ -206,6 +207,21 @@ func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, 
 		}
 	}
 	return code
+}
+
+// withoutSecrets redacts the credentials in an error message: an error
+// may quote a value of ctx.toml or of a file (a token pasted in the wrong
+// key), and stderr goes to logs.
+func withoutSecrets(msg string) string {
+	sc, err := secrets.Default()
+	if err != nil {
+		return msg
+	}
+	red, _, err := sc.Redact(context.Background(), "", msg)
+	if err != nil {
+		return msg
+	}
+	return red
 }
 
 // terminalWidth is the width of w when it is a terminal, else 0 (the

@@ -32,13 +32,14 @@ func main() {
 // reaches, such as a read of a terminal or a pipe on stdin.
 const interruptGrace = 3 * time.Second
 
-// execute runs ctx as a process does: SIGINT and SIGTERM cancel the run's
-// context, and the run then removes what it was writing and exits 130 or
-// 143. A second signal ends the process at once (the default action); a
+// execute runs ctx as a process does: SIGINT, SIGTERM and SIGHUP cancel
+// the run's context, and the run then removes what it was writing and
+// exits 130, 143 or 129. (SIGQUIT keeps Go's action, a goroutine dump:
+// what it is sent for.) A second signal ends the process at once (the default action); a
 // run that has not stopped after interruptGrace is abandoned, its
 // temporary files removed.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	done := make(chan int, 1)
 	go func() { done <- run(ctx, args, stdin, stdout, stderr) }()

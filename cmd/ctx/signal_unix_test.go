@@ -103,6 +103,7 @@ func TestSignalDuringWrite(t *testing.T) {
 	}{
 		{name: "render SIGTERM", sig: syscall.SIGTERM, code: 143},
 		{name: "render SIGINT", sig: syscall.SIGINT, code: 130},
+		{name: "render SIGHUP", sig: syscall.SIGHUP, code: 129},
 		{name: "render over a file SIGTERM", sig: syscall.SIGTERM, code: 143, existing: true},
 		{name: "aggregate SIGTERM", sig: syscall.SIGTERM, code: 143},
 	} {

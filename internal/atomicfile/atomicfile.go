@@ -20,6 +20,19 @@ const maxLinks = 40
 // It refuses a directory, a socket and other entries that cannot be
 // replaced safely.
 func Target(path string) (target string, inPlace bool, mode os.FileMode, err error) {
+	// what the path leads to, through every link: a device or a pipe is
+	// written where it is (/dev/stdout leads through /proc/self/fd/1 to
+	// a pipe that has no path of its own), a directory refused
+	if st, err := os.Stat(path); err == nil {
+		switch {
+		case st.Mode()&os.ModeCharDevice != 0 || st.Mode()&os.ModeNamedPipe != 0:
+			return path, true, 0, nil
+		case st.IsDir():
+			return "", false, 0, fmt.Errorf("cannot write %s: is a directory", path)
+		case !st.Mode().IsRegular():
+			return "", false, 0, fmt.Errorf("cannot write %s: not a regular file, character device or pipe", path)
+		}
+	}
 	target = path
 	for range maxLinks {
 		st, err := os.Lstat(target)
@@ -34,7 +47,14 @@ func Target(path string) (target string, inPlace bool, mode os.FileMode, err err
 				return "", false, 0, fmt.Errorf("cannot write %s: %w", path, err)
 			}
 			if !filepath.IsAbs(link) {
-				link = filepath.Join(filepath.Dir(target), link)
+				// relative to the directory the link is in, as the
+				// system resolves it: through the links of that
+				// directory's own path
+				dir := filepath.Dir(target)
+				if real, err := filepath.EvalSymlinks(dir); err == nil {
+					dir = real
+				}
+				link = filepath.Join(dir, link)
 			}
 			target = link
 			continue

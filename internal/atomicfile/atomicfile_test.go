@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"testing"
 )
@@ -163,4 +165,56 @@ func TestWriteFileTargets(t *testing.T) {
 		t.Error("a directory was written")
 	}
 	assertOnly(t, dir, "dangling.md", "link.md", "made.md", "real.md", "sub")
+}
+
+// A relative link is resolved from the real directory it lies in: with
+// A -> real/sub and real/sub/link.md -> ../x.md, A/link.md is real/x.md.
+func TestWriteFileLinkInLinkedDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "real", "sub"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join("real", "sub"), filepath.Join(dir, "A")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../x.md", filepath.Join(dir, "real", "sub", "link.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteFile(bg, filepath.Join(dir, "A", "link.md"), []byte("through"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "real", "x.md")); err != nil || string(b) != "through" {
+		t.Errorf("real/x.md = %q, %v", b, err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "x.md")); err == nil {
+		t.Error("x.md was written beside A")
+	}
+}
+
+// /dev/stdout leads through /proc/self/fd/1 to whatever stdout is: a pipe
+// is written in place.
+func TestWriteFileDevStdoutPipe(t *testing.T) {
+	if _, err := os.Stat("/dev/stdout"); err != nil {
+		t.Skip("no /dev/stdout")
+	}
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	path := "/proc/self/fd/" + strconv.Itoa(int(w.Fd()))
+	if _, err := os.Stat(path); err != nil {
+		w.Close()
+		t.Skip("no /proc/self/fd")
+	}
+	done := make(chan []byte)
+	go func() { b, _ := io.ReadAll(r); done <- b }()
+	err = WriteFile(bg, path, []byte("to the pipe"), 0o644)
+	w.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := <-done; string(b) != "to the pipe" {
+		t.Errorf("the pipe got %q", b)
+	}
 }

@@ -26,6 +26,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -358,16 +359,21 @@ func (r *Report) Count(level Severity) int {
 }
 
 // outside reports whether s was read from outside the project directory
-// and is not one of the files ctx looks up there itself: the shared file,
-// the workspace files and what the agent's profile loads (listed in
-// m.Profile, which the configuration cannot spoof).
+// and is not one of the files ctx looks up there itself: the shared file
+// and the workspace files (unless the project's configuration named their
+// location: m.ConfiguredSources) and what the agent's profile loads
+// (listed in m.Profile, which the configuration cannot spoof).
 func outside(m *manifest.Manifest, s *manifest.Source) bool {
 	if s.Status != manifest.StatusAvailable && s.Status != manifest.StatusEmpty {
 		return false
 	}
 	switch s.ID {
 	case discover.IDShared, discover.IDWorkspaceUser, discover.IDWorkspaceSoul:
-		return false
+		// looked up by ctx itself, or named by the user; not when the
+		// repository's ctx.toml gave the location
+		if !slices.Contains(m.ConfiguredSources, s.ID) {
+			return false
+		}
 	}
 	if p := m.Profile; p != nil {
 		for _, f := range p.Files {

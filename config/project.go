@@ -127,11 +127,16 @@ func (p *Project) ManifestOptions() manifest.Options {
 	if c.WorkspaceDir != nil {
 		d.WorkspaceDir = *c.WorkspaceDir
 	}
+	var configured []string
 	switch {
 	case c.SharedPath.Set && c.SharedPath.Disabled:
 		d.SharedMode = discover.SharedDisabled
 	case c.SharedPath.Set:
 		d.SharedMode, d.SharedPath = discover.SharedPath, c.SharedPath.Path
+		configured = append(configured, discover.IDShared)
+	}
+	if c.WorkspaceDir != nil {
+		configured = append(configured, discover.IDWorkspaceUser, discover.IDWorkspaceSoul)
 	}
 	d.NativePaths = append(d.NativePaths, c.NativePaths...)
 	if c.Discover != nil {
@@ -144,7 +149,7 @@ func (p *Project) ManifestOptions() manifest.Options {
 			NativeEvidence: s.NativeEvidence, Order: s.Order, Where: p.where(s.Line),
 		})
 	}
-	o := manifest.Options{Discover: d, Estimator: c.Estimator}
+	o := manifest.Options{Discover: d, Estimator: c.Estimator, ConfiguredSources: configured}
 	if c.Profile != nil {
 		o.Profile = profile.Name(*c.Profile)
 	}

@@ -71,6 +71,13 @@ type Options struct {
 	Redact bool
 	// Secrets is the allowlist of the scan (Redact).
 	Secrets secrets.Options
+	// ConfiguredSources lists the ids of the shared and workspace sources
+	// whose location the project's configuration file gave (shared_path,
+	// workspace_dir), rather than the user (flags, the environment) or the
+	// defaults; recorded as Manifest.ConfiguredSources, so that the audit
+	// reports them when they lie outside the project, as it does every
+	// other source a repository names.
+	ConfiguredSources []string
 	// AllowOutside lists the directories outside the project directory
 	// whose files may be aggregated, and hold the history file and the
 	// attachments ("/" allows every one). Without it such a file is an
@@ -242,6 +249,14 @@ func buildSources(ctx context.Context, opts Options, sc *secrets.Scanner) (*Mani
 		m.Budgets = Budgets{}
 	}
 	decide(rows, disc.Agent, shadowedBy(chain, rows))
+	for _, id := range opts.ConfiguredSources {
+		for i := range rows {
+			if rows[i].c.ID == id {
+				m.ConfiguredSources = append(m.ConfiguredSources, id)
+				break
+			}
+		}
+	}
 	if sc != nil {
 		for i := range rows {
 			red, err := redactRow(ctx, sc, &rows[i], disc.ProjectDir)

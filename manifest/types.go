@@ -50,6 +50,10 @@ type Manifest struct {
 	// ~/.config/agents/GLOBAL.md when nothing gave its path). The audit
 	// reports such a source that is missing as info, not a warning.
 	ImplicitSources []string `json:"implicit_sources,omitempty"`
+	// ConfiguredSources lists the ids of the shared and workspace sources
+	// whose location the project's configuration gave (see
+	// Options.ConfiguredSources); absent when none.
+	ConfiguredSources []string `json:"configured_sources,omitempty"`
 	// Redactions lists the credentials replaced in the text sent
 	// (Options.Redact), in rendering order; absent when none were.
 	Redactions []Redaction `json:"redactions,omitempty"`

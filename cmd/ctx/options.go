@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/ctxaudit/ctx/secrets"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -112,6 +113,13 @@ func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) 
 	}
 	if c.IsSet("workspace") {
 		d.WorkspaceDir = c.String("workspace")
+		o.ConfiguredSources = slices.DeleteFunc(o.ConfiguredSources, func(id string) bool {
+			return id == discover.IDWorkspaceUser || id == discover.IDWorkspaceSoul
+		})
+	}
+	if c.IsSet("shared") || c.Bool("no-shared") {
+		// the user's choice, not the repository's
+		o.ConfiguredSources = slices.DeleteFunc(o.ConfiguredSources, func(id string) bool { return id == discover.IDShared })
 	}
 	switch {
 	case c.Bool("no-shared"):

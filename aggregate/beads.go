@@ -2,6 +2,7 @@ package aggregate
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // BeadsHeading is the heading of the Beads section (Manual Slop's
@@ -42,6 +44,13 @@ type BeadsOptions struct {
 	MustExist bool
 	// Where prefixes the error of a missing store ("ctx.toml:3: beads_path").
 	Where string
+	// Allow, when set, must accept the store's real path (every link
+	// resolved, as opened): a store it refuses is an error and is not
+	// read. aggregate.Run sets it to the project's boundary.
+	Allow func(real string) bool
+	// Redact, when set, replaces the credentials in each bead's title,
+	// description and id (Beads.Redacted records them).
+	Redact *secrets.Scanner
 }
 
 // Bead is one issue of a Beads store.
@@ -68,6 +77,21 @@ type Beads struct {
 	// Beads are the issues in file order, without deleted ones (status
 	// tombstone).
 	Beads []Bead `json:"beads"`
+	// Redacted lists the credentials BeadsOptions.Redact replaced, per
+	// field of a bead; nil when none were.
+	Redacted []BeadRedaction `json:"redacted,omitempty"`
+}
+
+// BeadRedaction records the credentials replaced in one field of a bead.
+type BeadRedaction struct {
+	// Bead is the bead's id (as redacted) and Field "id", "title" or
+	// "description".
+	Bead, Field string
+	Secrets     []secrets.Finding `json:"secrets"`
+	// HashBefore and HashAfter are the BLAKE3 of the field before and
+	// after redaction.
+	HashBefore string `json:"hash_before"`
+	HashAfter  string `json:"hash_after"`
 }
 
 // Counts returns the number of completed and active beads.
@@ -152,7 +176,21 @@ func ReadBeads(o BeadsOptions) (*Beads, error) {
 	if file == "" {
 		return missing()
 	}
-	data, _, err := fileio.Read(file, MaxBeadsBytes)
+	var data []byte
+	var err error
+	if o.Allow != nil {
+		data, _, _, err = fileio.ReadAllowed(file, MaxBeadsBytes, o.Allow)
+	} else {
+		data, _, err = fileio.Read(file, MaxBeadsBytes)
+	}
+	var oe *fileio.OutsideError
+	if errors.As(err, &oe) {
+		msg := fmt.Sprintf("%s: outside the project (%s): the Beads store is read only from the project (--allow-outside, or allow_outside in the user configuration, allows it)", name, oe.Real)
+		if o.Where != "" {
+			msg = o.Where + ": " + msg
+		}
+		return nil, errors.New(msg)
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		if o.MustExist {
@@ -189,8 +227,48 @@ func ReadBeads(o BeadsOptions) (*Beads, error) {
 		seen[b.ID] = n
 		res.Beads = append(res.Beads, b)
 	}
+	if o.Redact != nil {
+		if err := res.redact(o.Redact); err != nil {
+			return nil, err
+		}
+	}
 	return res, nil
 }
+
+// redact replaces the credentials in the fields of every bead.
+func (b *Beads) redact(sc *secrets.Scanner) error {
+	for i := range b.Beads {
+		x := &b.Beads[i]
+		for _, f := range []struct {
+			name string
+			v    *string
+		}{{"title", &x.Title}, {"description", &x.Description}, {"id", &x.ID}} {
+			if *f.v == "" {
+				continue
+			}
+			red, found, err := sc.Redact(context.Background(), BeadsScanName, *f.v)
+			if err != nil {
+				return err
+			}
+			if len(found) == 0 {
+				continue
+			}
+			b.Redacted = append(b.Redacted, BeadRedaction{Field: f.name, Secrets: found,
+				HashBefore: measure.Hash([]byte(*f.v)), HashAfter: measure.Hash([]byte(red))})
+			*f.v = red
+		}
+		for j := range b.Redacted {
+			if b.Redacted[j].Bead == "" {
+				b.Redacted[j].Bead = x.ID
+			}
+		}
+	}
+	return nil
+}
+
+// BeadsScanName is the name the Beads store's text is scanned for secrets
+// under, which the paths of an allowlist match.
+const BeadsScanName = "beads"
 
 // decodeBead decodes one line; skip is true for records that are not
 // issues and for deleted issues.

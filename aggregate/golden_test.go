@@ -177,6 +177,8 @@ func goldenCases(t *testing.T) []struct {
 			Screenshots: []string{"shots/*.png"},
 			Beads:       &BeadsOptions{Path: "testdata/beads", Name: ".beads"},
 			History:     "### Discussion Excerpt 1\n\nUser: hello\n",
+			// the store lies beside the project in testdata
+			ProjectDir: "testdata",
 		}},
 		{"sections", Options{
 			Files:       withView(ViewFull, "README.md", "NOTES"),

@@ -758,7 +758,14 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 	}
 	res := &Result{Items: items, Screenshots: shots, Ignored: ignored, UnmatchedFocus: unmatched}
 	if o.Beads != nil {
-		if res.Beads, err = ReadBeads(*o.Beads); err != nil {
+		b := *o.Beads
+		if b.Allow == nil {
+			b.Allow = o.bound.Allowed
+		}
+		if b.Redact == nil {
+			b.Redact = o.Redact
+		}
+		if res.Beads, err = ReadBeads(b); err != nil {
 			return nil, err
 		}
 	}

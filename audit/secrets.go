@@ -91,6 +91,10 @@ func secretFindings(ctx context.Context, m *manifest.Manifest, sc *secrets.Scann
 				}
 				return 0, where
 			})
+		case sec.ID == manifest.SectionBeads:
+			add(string(manifest.SectionBeads), aggregate.BeadsScanName, sec.Text, func(f secrets.Finding) (int, string) {
+				return 0, atLine(f.Line) + " of the Beads section"
+			})
 		case sec.ID == manifest.SectionFiles && !ok:
 			// the blocks could not be told apart: the section as a whole
 			add(filesID, filesID, sec.Text, func(f secrets.Finding) (int, string) {

@@ -190,7 +190,7 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 		}
 	}
 	if opts.Beads != nil {
-		if err := addBeads(m, *opts.Beads, est); err != nil {
+		if err := addBeads(m, *opts.Beads, est, opts.AllowOutside, sc); err != nil {
 			return nil, err
 		}
 	}

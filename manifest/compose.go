@@ -11,6 +11,7 @@ import (
 	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // HistoryOptions say where the discussion history comes from and how it is
@@ -192,11 +193,17 @@ func setEmitted(r *FileRow, e aggregate.Measured) {
 // addBeads reads the Beads store of b into m: the Beads record and, when
 // the store holds beads, the Beads section (aggregate.BeadsSection and a
 // final newline). Relative paths resolve against the project directory.
-func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator) error {
+func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator, allowOutside []string, sc *secrets.Scanner) error {
 	if b.Name == "" {
 		b.Name = b.Path
 	}
 	b.Path = inProject(m.ProjectDir, b.Path)
+	if b.Allow == nil {
+		b.Allow = fileio.NewBoundary(m.ProjectDir, allowOutside).Allowed
+	}
+	if b.Redact == nil {
+		b.Redact = sc
+	}
 	res, err := aggregate.ReadBeads(b)
 	if err != nil {
 		return err
@@ -212,6 +219,10 @@ func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator) erro
 	}
 	rec.Completed, rec.Active = res.Counts()
 	m.Beads = rec
+	for _, r := range res.Redacted {
+		m.Redactions = append(m.Redactions, Redaction{ID: string(SectionBeads), Where: r.Bead + " " + r.Field,
+			Secrets: r.Secrets, HashBefore: r.HashBefore, HashAfter: r.HashAfter})
+	}
 	return nil
 }
 

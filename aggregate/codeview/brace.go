@@ -76,16 +76,19 @@ func funcBody(lang Language, n treesitter.Node) treesitter.Node {
 	return body
 }
 
-// isContainerBody reports whether n holds declarations whose statements and
-// loose comments the skeleton filters.
-func isContainerBody(n treesitter.Node) bool {
+// isContainerBody reports whether n, a child of a node of type parent,
+// holds declarations whose statements and loose comments the skeleton
+// filters. The parent's type is passed down by the walk: tree-sitter finds
+// a node's parent from the root, which on deep nesting made the walk
+// quadratic.
+func isContainerBody(n treesitter.Node, parent string) bool {
 	switch n.Type() {
 	case "translation_unit", "program", "source_file", "declaration_list", "field_declaration_list",
 		"class_body", "interface_body", "enum_body_declarations", "annotation_type_body",
 		"preproc_if", "preproc_ifdef", "preproc_else", "preproc_elif", "preproc_elifdef":
 		return true
 	case "statement_block":
-		switch n.Parent().Type() {
+		switch parent {
 		case "internal_module", "module":
 			return true
 		}
@@ -124,29 +127,38 @@ type braceRenderer struct {
 	lang  Language
 	src   []byte
 	edits []edit
+	deep  bool // a subtree deeper than maxWalkDepth was kept as it is
 }
 
-func (r *braceRenderer) visit(n treesitter.Node) {
+// visit walks n, a child of a node of type parent, depth levels down: a
+// subtree deeper than maxWalkDepth is kept as it is (nothing in it is
+// elided), so that hostile nesting costs no more than the text's length.
+func (r *braceRenderer) visit(n treesitter.Node, parent string, depth int) {
 	if !r.check() {
+		return
+	}
+	if depth > maxWalkDepth {
+		r.deep = true
 		return
 	}
 	if body := funcBody(r.lang, n); !body.IsNull() {
 		r.edits = append(r.edits, edit{body.StartByte(), body.EndByte(), elided})
 		return
 	}
-	if isContainerBody(n) {
-		r.filter(n)
+	if isContainerBody(n, parent) {
+		r.filter(n, depth)
 		return
 	}
+	t := n.Type()
 	for _, c := range n.Children() {
-		r.visit(c)
+		r.visit(c, t, depth+1)
 	}
 }
 
 // filter visits the kept children of a container body and deletes the
 // others: statements, and comments that neither sit right above a kept
 // declaration (comment chains included) nor trail one on its last line.
-func (r *braceRenderer) filter(n treesitter.Node) {
+func (r *braceRenderer) filter(n treesitter.Node, depth int) {
 	kids := n.NamedChildren()
 	keep := make([]bool, len(kids))
 	for i, k := range kids {
@@ -168,10 +180,11 @@ func (r *braceRenderer) filter(n treesitter.Node) {
 			keep[i] = true
 		}
 	}
+	t := n.Type()
 	for i := 0; i < len(kids); i++ {
 		if keep[i] {
 			if !isComment(kids[i]) {
-				r.visit(kids[i])
+				r.visit(kids[i], t, depth+1)
 			}
 			continue
 		}
@@ -257,18 +270,20 @@ func applyEdits(src []byte, edits []edit) string {
 	return b.String()
 }
 
-func braceSkeleton(ctx context.Context, lang Language, src []byte, root treesitter.Node) (string, error) {
+// braceSkeleton returns the skeleton of a brace language, and whether a
+// subtree deeper than maxWalkDepth was kept as it is.
+func braceSkeleton(ctx context.Context, lang Language, src []byte, root treesitter.Node) (string, bool, error) {
 	r := &braceRenderer{canceler: canceler{ctx: ctx}, lang: lang, src: src}
-	r.visit(root)
+	r.visit(root, "", 0)
 	if r.err != nil {
-		return "", r.err
+		return "", false, r.err
 	}
 	out := applyEdits(src, r.edits)
 	out = strings.TrimLeft(out, "\n")
 	if out != "" && !strings.HasSuffix(out, "\n") {
 		out += "\n"
 	}
-	return out, nil
+	return out, r.deep, nil
 }
 
 // Symbols of brace languages.

@@ -170,15 +170,19 @@ func Skeleton(ctx context.Context, lang Language, src []byte) (string, error) {
 	}
 	defer p.close()
 	var out string
+	deep := false
 	if lang == Python {
 		out, err = pySkeleton(ctx, src, p.tree.Root())
 	} else {
-		out, err = braceSkeleton(ctx, lang, src, p.tree.Root())
+		out, deep, err = braceSkeleton(ctx, lang, src, p.tree.Root())
 	}
 	if err != nil {
 		return "", err
 	}
 	out, err = capOutput(out, len(src))
+	if deep {
+		err = joinTruncated(&TruncatedError{Reason: fmt.Sprintf("code nested deeper than %d syntax levels is shown as it is", maxWalkDepth)}, err)
+	}
 	return withNote(out, err), err
 }
 

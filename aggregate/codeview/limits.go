@@ -19,6 +19,11 @@ const (
 	// symbolOverhead is what one listed symbol costs besides its name and
 	// path, for the symbol budget.
 	symbolOverhead = 64
+	// maxWalkDepth is how deep the skeleton of a brace language walks the
+	// syntax tree (nodes, not symbols: a namespace is a few levels): a
+	// deeper subtree is shown as it is, so that hostile nesting costs no
+	// more than the text's length.
+	maxWalkDepth = 512
 )
 
 // MaxOutputBytes is the most bytes of a skeleton, outline or mask of a

@@ -226,3 +226,38 @@ func sampleFiles() (map[string][]byte, error) {
 	}
 	return out, nil
 }
+
+// The skeleton of deeply nested blocks stays linear: it walked the syntax
+// tree asking each node's parent (which tree-sitter finds from the root),
+// and 40 KB of nested JavaScript braces took 22 s.
+func TestSkeletonDeepBlocksLinear(t *testing.T) {
+	ctx := context.Background()
+	const n = 20000
+	var ts strings.Builder
+	for i := range n {
+		fmt.Fprintf(&ts, "namespace a%d {\n", i)
+	}
+	ts.WriteString(strings.Repeat("}\n", n))
+	for _, c := range []struct {
+		lang Language
+		src  []byte
+	}{
+		{JavaScript, []byte(strings.Repeat("{", n) + strings.Repeat("}", n))},
+		{TypeScript, []byte(ts.String())},
+		{Rust, []byte(strings.Repeat("mod m {\n", 5000) + strings.Repeat("}\n", 5000))},
+	} {
+		start := time.Now()
+		out, err := Skeleton(ctx, c.lang, c.src)
+		took := time.Since(start)
+		if err != nil && !errors.Is(err, ErrTruncated) {
+			t.Fatal(err)
+		}
+		if took > 5*time.Second {
+			t.Errorf("%s: %d bytes took %v", c.lang, len(c.src), took)
+		}
+		if len(out) > MaxOutputBytes(len(c.src))+200 {
+			t.Errorf("%s: %d bytes of output", c.lang, len(out))
+		}
+		t.Logf("%s: %d bytes in %v, %v", c.lang, len(c.src), took, err)
+	}
+}

@@ -1,10 +1,12 @@
 package profile
 
 import (
+	"bytes"
 	"fmt"
 	"io/fs"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 
 	"github.com/bmatcuk/doublestar/v4"
@@ -362,12 +364,10 @@ func geminiImports(b []byte) []string {
 	s := string(b)
 	regions := geminiCodeRegions(s)
 	inCode := func(i int) bool {
-		for _, r := range regions {
-			if i >= r[0] && i < r[1] {
-				return true
-			}
-		}
-		return false
+		// the regions are sorted and disjoint: the last that starts at
+		// or before i
+		k := sort.Search(len(regions), func(k int) bool { return regions[k][0] > i }) - 1
+		return k >= 0 && i < regions[k][1]
 	}
 	var out []string
 	for i := 0; i < len(s); {
@@ -402,22 +402,47 @@ func geminiSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c =
 // geminiCodeRegions returns the code regions of s as Gemini CLI's
 // findCodeRegions finds them with /(`+)([\s\S]*?)\1/g: from a run of
 // backticks (the longest first, then shorter ones, as the regular
-// expression backtracks) up to the next occurrence of as many backticks.
+// expression backtracks) up to the next occurrence of as many backticks;
+// where no length closes, the search goes on from the next character. It
+// runs in time about linear in len(s): the next run of at least n
+// backticks is found in a tree of the runs' lengths.
 func geminiCodeRegions(s string) [][2]int {
-	var out [][2]int
+	var runs [][2]int // start, length
 	for i := 0; i < len(s); {
 		if s[i] != '`' {
 			i++
 			continue
 		}
-		run := 0
-		for i+run < len(s) && s[i+run] == '`' {
-			run++
+		j := i
+		for j < len(s) && s[j] == '`' {
+			j++
 		}
+		runs = append(runs, [2]int{i, j - i})
+		i = j
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	t := newMaxTree(runs)
+	var out [][2]int
+	r := 0 // the run holding or after i
+	for i := 0; i < len(s); {
+		for r < len(runs) && runs[r][0]+runs[r][1] <= i {
+			r++
+		}
+		if r == len(runs) {
+			break
+		}
+		if i < runs[r][0] {
+			i = runs[r][0]
+		}
+		runEnd := runs[r][0] + runs[r][1]
 		end := -1
-		for n := run; n >= 1 && end < 0; n-- {
-			if k := strings.Index(s[i+n:], strings.Repeat("`", n)); k >= 0 {
-				end = i + n + k + n
+		for n := runEnd - i; n >= 1 && end < 0; n-- {
+			if runEnd-(i+n) >= n {
+				end = i + 2*n // closed inside the same run
+			} else if k := t.first(r+1, n); k >= 0 {
+				end = runs[k][0] + n
 			}
 		}
 		if end < 0 {
@@ -430,6 +455,50 @@ func geminiCodeRegions(s string) [][2]int {
 	return out
 }
 
+// maxTree answers "the first run at or after index j that is at least n
+// backticks long" in logarithmic time.
+type maxTree struct {
+	size int
+	max  []int
+}
+
+func newMaxTree(runs [][2]int) *maxTree {
+	size := 1
+	for size < len(runs) {
+		size *= 2
+	}
+	t := &maxTree{size: size, max: make([]int, 2*size)}
+	for i, r := range runs {
+		t.max[size+i] = r[1]
+	}
+	for i := size - 1; i >= 1; i-- {
+		t.max[i] = max(t.max[2*i], t.max[2*i+1])
+	}
+	return t
+}
+
+// first returns the least index k >= j with length >= n, or -1.
+func (t *maxTree) first(j, n int) int {
+	if j >= t.size {
+		return -1
+	}
+	return t.find(1, 0, t.size, j, n)
+}
+
+func (t *maxTree) find(node, lo, hi, j, n int) int {
+	if hi <= j || t.max[node] < n {
+		return -1
+	}
+	if hi-lo == 1 {
+		return lo
+	}
+	mid := (lo + hi) / 2
+	if k := t.find(2*node, lo, mid, j, n); k >= 0 {
+		return k
+	}
+	return t.find(2*node+1, mid, hi, j, n)
+}
+
 func startsPath(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~/-", c) >= 0
 }
@@ -437,7 +506,16 @@ func startsPath(c byte) bool {
 // withoutCode returns a copy of the Markdown b with the text of its code
 // (fenced and indented code blocks, their info strings, code spans) turned
 // into spaces, line breaks kept, as a CommonMark parser (goldmark) reads it.
+//
+// goldmark, like other Markdown parsers, takes time that grows faster than
+// the text on some nestings (a line of thousands of ">", thousands of
+// unclosed "[x](" on a line, lists nested hundreds deep): a hostile memory
+// file would hang an unattended check. A file outside parserBounds is read
+// by withoutCodeLinear instead, which knows fenced code and code spans.
 func withoutCode(b []byte) []byte {
+	if !withinParserBounds(b) {
+		return withoutCodeLinear(b)
+	}
 	out := append([]byte(nil), b...)
 	blank := func(seg text.Segment) {
 		for i := seg.Start; i < seg.Stop && i < len(out); i++ {
@@ -476,6 +554,157 @@ func withoutCode(b []byte) []byte {
 		return ast.WalkContinue, nil
 	})
 	return out
+}
+
+// Bounds within which goldmark reads a memory file in about linear time.
+const (
+	parserMaxBytes   = 256 << 10 // a memory file Claude Code warns about is 40,000 characters
+	parserMaxQuotes  = 32        // ">" markers at the start of a line
+	parserMaxIndent  = 128       // columns of indentation (lists nested some 60 deep)
+	parserMaxBracket = 64        // "[" on one line
+)
+
+// withinParserBounds reports whether b is within the bounds of goldmark's
+// linear behaviour.
+func withinParserBounds(b []byte) bool {
+	if len(b) > parserMaxBytes {
+		return false
+	}
+	for line := range bytes.SplitSeq(b, []byte("\n")) {
+		if bytes.Count(line, []byte("[")) > parserMaxBracket {
+			return false
+		}
+		quotes, indent := 0, 0
+		for _, c := range line {
+			if c == '>' {
+				quotes++
+			} else if c == ' ' {
+				indent++
+			} else if c == '\t' {
+				indent += 4
+			} else {
+				break
+			}
+		}
+		if quotes > parserMaxQuotes || indent > parserMaxIndent {
+			return false
+		}
+	}
+	return true
+}
+
+// withoutCodeLinear blanks the code of b line by line, in linear time:
+// fenced code blocks (a line of three or more backticks or tildes, up to
+// three spaces indented, after any ">" markers, to a line of at least as
+// many of the same) and code spans (a run of backticks to the next run of
+// as many in the same paragraph). It is the reading of a file too large or
+// too deeply nested for the Markdown parser.
+func withoutCodeLinear(b []byte) []byte {
+	out := append([]byte(nil), b...)
+	lines := bytes.SplitAfter(out, []byte("\n"))
+	fence := ""       // the open fence, "" outside one
+	var para [][]byte // the lines of the current paragraph
+	flush := func() {
+		blankSpans(para)
+		para = nil
+	}
+	for _, line := range lines {
+		body := bytes.TrimLeft(line, "> ")
+		lead := len(line) - len(body)
+		trimmed := bytes.TrimRight(body, "\r\n")
+		if fence != "" {
+			if bytes.HasPrefix(trimmed, []byte(fence)) && len(bytes.Trim(trimmed, fence[:1])) == 0 {
+				fence = ""
+			}
+			blankBytes(line)
+			continue
+		}
+		if lead-strings.Count(string(line[:lead]), ">") <= 3 {
+			for _, f := range []string{"```", "~~~"} {
+				if bytes.HasPrefix(trimmed, []byte(f)) {
+					n := len(trimmed) - len(bytes.TrimLeft(trimmed, f[:1]))
+					fence = strings.Repeat(f[:1], n)
+				}
+			}
+			if fence != "" {
+				flush()
+				blankBytes(line)
+				continue
+			}
+		}
+		if len(bytes.TrimSpace(trimmed)) == 0 {
+			flush()
+			continue
+		}
+		para = append(para, line)
+	}
+	flush()
+	return out
+}
+
+// blankSpans blanks the code spans of a paragraph's lines, in place.
+func blankSpans(lines [][]byte) {
+	type pos struct{ line, col int }
+	var runs []struct {
+		at pos
+		n  int
+	}
+	for li, l := range lines {
+		for i := 0; i < len(l); {
+			if l[i] != '`' {
+				i++
+				continue
+			}
+			j := i
+			for j < len(l) && l[j] == '`' {
+				j++
+			}
+			runs = append(runs, struct {
+				at pos
+				n  int
+			}{pos{li, i}, j - i})
+			i = j
+		}
+	}
+	// each run closes at the next run of the same length; a map of the
+	// next run of each length, built from the end, keeps it linear
+	next := make([]int, len(runs))
+	last := map[int]int{}
+	for k := len(runs) - 1; k >= 0; k-- {
+		next[k] = -1
+		if j, ok := last[runs[k].n]; ok {
+			next[k] = j
+		}
+		last[runs[k].n] = k
+	}
+	for k := 0; k < len(runs); {
+		j := next[k]
+		if j < 0 {
+			k++
+			continue
+		}
+		a, z := runs[k].at, runs[j].at
+		for li := a.line; li <= z.line; li++ {
+			from, to := 0, len(lines[li])
+			if li == a.line {
+				from = a.col + runs[k].n
+			}
+			if li == z.line {
+				to = z.col
+			}
+			blankBytes(lines[li][from:to])
+		}
+		k = j + 1
+	}
+}
+
+// blankBytes turns b into spaces, line breaks kept.
+func blankBytes(b []byte) {
+	for i, c := range b {
+		if c != '\n' && c != '\r' {
+			b[i] = ' '
+		}
+	}
 }
 
 // Frontmatter.

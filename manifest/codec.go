@@ -159,11 +159,24 @@ func (e *IntegrityError) Error() string { return "invalid manifest: " + e.Where 
 // included has an empty fragment; a missing or unreadable file is never
 // included; a section's text has its recorded hash and sizes.
 func checkIntegrity(m *Manifest) error {
+	est, err := measure.EstimatorNamed(m.Estimator)
+	if err != nil {
+		return &IntegrityError{Where: "estimator", Msg: err.Error()}
+	}
+	// a text's tokens are counted again where that is cheap: always for
+	// the fragments (instruction files are small), for files and sections
+	// only with chars4 (an exact count of a large section takes seconds;
+	// its hash and sizes are checked all the same)
+	cheap := est.Name() == measure.Default().Name()
+	redacted := map[string]bool{}
+	for _, r := range m.Redactions {
+		redacted[r.ID] = true
+	}
 	for i, s := range m.Sources {
 		where := fmt.Sprintf("sources[%d] (%s)", i, s.ID)
 		text := []byte(m.Fragments[i].Text)
 		fail := func(msg string) error { return &IntegrityError{Where: where, Msg: msg} }
-		if s.Included && (s.Status == StatusMissing || s.Status == StatusUnreadable) {
+		if s.Included && s.Status != StatusAvailable {
 			return fail(fmt.Sprintf("included, but its status is %s", s.Status))
 		}
 		if !s.Included {
@@ -175,21 +188,62 @@ func checkIntegrity(m *Manifest) error {
 		if s.EmittedHash == nil || measure.Hash(text) != *s.EmittedHash {
 			return fail("the fragment does not match its emitted_hash (edited after the manifest was written?)")
 		}
-		z := measure.Measure(text, nil)
+		z := measure.Measure(text, est)
 		if s.EmittedBytes != nil && *s.EmittedBytes != z.Bytes || s.EmittedChars != nil && *s.EmittedChars != z.Chars ||
 			s.EmittedLines != nil && *s.EmittedLines != z.Lines {
 			return fail("the fragment's sizes differ from its emitted sizes")
 		}
+		if s.EmittedTokens != nil && *s.EmittedTokens != z.Tokens {
+			return fail(fmt.Sprintf("the fragment has %d tokens, not its emitted_tokens %d", z.Tokens, *s.EmittedTokens))
+		}
+		if redacted[s.ID] {
+			continue // redaction changed the text: it is not a cut of the file's
+		}
+		// a fragment is the source, or a cut of it (a prefix)
+		whole := s.SourceHash != nil && *s.SourceHash == *s.EmittedHash
+		if s.Truncated == whole {
+			return fail(fmt.Sprintf("truncated is %v, but the fragment is %s the source", s.Truncated, map[bool]string{true: "all of", false: "not all of"}[whole]))
+		}
+		if s.SourceBytes != nil && z.Bytes > *s.SourceBytes || s.SourceTokens != nil && z.Tokens > *s.SourceTokens {
+			return fail("the fragment is larger than its source")
+		}
 	}
+	seen := map[SectionID]bool{}
 	for i, sec := range m.Sections {
 		where := fmt.Sprintf("sections[%d] (%s)", i, sec.ID)
+		if seen[sec.ID] {
+			return &IntegrityError{Where: where, Msg: "a second section " + string(sec.ID)}
+		}
+		seen[sec.ID] = true
 		text := []byte(sec.Text)
-		z := measure.Measure(text, nil)
 		if measure.Hash(text) != sec.Hash {
 			return &IntegrityError{Where: where, Msg: "the text does not match its hash (edited after the manifest was written?)"}
 		}
-		if z.Bytes != sec.Bytes || z.Chars != sec.Chars || z.Lines != sec.Lines {
+		var z measure.Sizes
+		if cheap {
+			z = measure.Measure(text, est)
+		} else {
+			z = measure.Measure(text, measure.Default())
+			z.Tokens = sec.Tokens
+		}
+		if z.Bytes != sec.Bytes || z.Chars != sec.Chars || z.Lines != sec.Lines || z.Tokens != sec.Tokens {
 			return &IntegrityError{Where: where, Msg: "the text's sizes differ from its recorded sizes"}
+		}
+	}
+	// the files section holds exactly the blocks the file rows record
+	blocks, ok := m.FileBlocks()
+	if !ok {
+		return &IntegrityError{Where: "files", Msg: "the files section does not hold the blocks its rows record"}
+	}
+	if len(blocks) > 0 && !seen[SectionFiles] {
+		return &IntegrityError{Where: "files", Msg: "file rows record blocks, but there is no files section"}
+	}
+	if cheap {
+		for _, b := range blocks {
+			r := m.Files[b.Row]
+			if n := est.Tokens([]byte(b.Text)); n != r.EmittedTokens {
+				return &IntegrityError{Where: "files (" + r.Path + ")", Msg: fmt.Sprintf("the block has %d tokens, not its emitted_tokens %d", n, r.EmittedTokens)}
+			}
 		}
 	}
 	if h := m.History; h != nil {
@@ -201,6 +255,9 @@ func checkIntegrity(m *Manifest) error {
 		}
 		if measure.Hash([]byte(text)) != h.Hash {
 			return &IntegrityError{Where: "history", Msg: "its hash does not match the discussion history section"}
+		}
+		if (text == "") != (h.MessagesOut == 0) {
+			return &IntegrityError{Where: "history", Msg: fmt.Sprintf("messages_out is %d, but the section is %s", h.MessagesOut, map[bool]string{true: "empty", false: "not empty"}[text == ""])}
 		}
 	}
 	return nil

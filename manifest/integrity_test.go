@@ -36,6 +36,16 @@ func TestDecodeRefusesTampering(t *testing.T) {
 		{"a missing file marked included", `"status": "missing",
       "included": false`, `"status": "missing",
       "included": true`, "sources[1] (project_claude): included, but its status is missing"},
+		{"an empty file marked included", `"status": "available",
+      "included": true`, `"status": "empty",
+      "included": true`, "sources[0] (project_agents): included, but its status is empty"},
+		{"tokens lowered to pass a limit", `"emitted_tokens": 6,`, `"emitted_tokens": 1,`,
+			"sources[0] (project_agents): the fragment has 6 tokens, not its emitted_tokens 1"},
+		{"source tokens lowered", `"source_tokens": 6,`, `"source_tokens": 1,`,
+			"sources[0] (project_agents): the fragment is larger than its source"},
+		{"a cut claimed", `"truncated": false,
+      "budget": ""`, `"truncated": true,
+      "budget": ""`, "sources[0] (project_agents): truncated is true, but the fragment is all of the source"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if !bytes.Contains(good, []byte(tc.old)) {
@@ -68,4 +78,35 @@ func TestDecodeRefusesEditedSection(t *testing.T) {
 	if _, err := manifest.Decode(bytes.NewReader(bad)); err == nil || !strings.Contains(err.Error(), "sections[0] (files): the text does not match its hash") {
 		t.Errorf("got %v", err)
 	}
+}
+
+// The files section holds exactly the blocks its rows record: a section
+// given twice, or dropped while rows remain, or a row's tokens edited, is
+// refused.
+func TestDecodeRefusesInconsistentFiles(t *testing.T) {
+	dir := project(t, map[string]string{"a.py": "A = 1\n", "b.py": "B = 2\n"})
+	m := build(t, manifest.Options{
+		Discover: discover.Options{Agent: "a", ProjectDir: dir, Home: dir, SharedMode: discover.SharedDisabled},
+		Files:    &aggregate.Options{Files: []aggregate.FileItem{{Path: "a.py"}, {Path: "b.py"}}},
+	})
+	check := func(name string, edit func(m *manifest.Manifest), want string) {
+		t.Helper()
+		c := *m
+		c.Sections = append([]manifest.Section(nil), m.Sections...)
+		c.Files = append([]manifest.FileRow(nil), m.Files...)
+		edit(&c)
+		data, err := manifest.Marshal(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = manifest.Decode(bytes.NewReader(data))
+		var ie *manifest.IntegrityError
+		if !errors.As(err, &ie) || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: got %v, want %q", name, err, want)
+		}
+	}
+	check("section twice", func(m *manifest.Manifest) { m.Sections = append(m.Sections, m.Sections[0]) }, "a second section files")
+	check("section dropped", func(m *manifest.Manifest) { m.Sections = nil }, "the files section does not hold the blocks")
+	check("row tokens", func(m *manifest.Manifest) { m.Files[1].EmittedTokens = 1 }, "files (b.py): the block has")
+	check("row hash", func(m *manifest.Manifest) { m.Files[0].EmittedHash = strings.Repeat("0", 64) }, "the files section does not hold the blocks")
 }

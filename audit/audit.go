@@ -260,6 +260,12 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 	for i := range m.Sources {
 		byID[m.Sources[i].ID] = &m.Sources[i]
 	}
+	profiled := map[string]bool{}
+	if m.Profile != nil {
+		for _, f := range m.Profile.Files {
+			profiled[f.ID] = true
+		}
+	}
 	add := func(s *manifest.Source, code Code, sev Severity, rel string) {
 		rep.Findings = append(rep.Findings, Finding{SourceID: s.ID, Code: code, Severity: sev, RelatedID: rel})
 	}
@@ -305,7 +311,7 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 		if native && s.NativeEvidence == "" {
 			add(s, CodeNativeEvidenceMissing, Warning, "")
 		}
-		if outside(m, s) {
+		if outside(m, s, profiled) {
 			add(s, CodeOutsideProject, Warning, s.CanonicalPath)
 		}
 		if i < len(m.Fragments) {
@@ -359,9 +365,9 @@ func (r *Report) Count(level Severity) int {
 
 // outside reports whether s was read from outside the project directory
 // and is not one of the files ctx looks up there itself: the shared file,
-// the workspace files and what the agent's profile loads (listed in
-// m.Profile, which the configuration cannot spoof).
-func outside(m *manifest.Manifest, s *manifest.Source) bool {
+// the workspace files and what the agent's profile loads (the ids of
+// m.Profile's files, profiled, which the configuration cannot spoof).
+func outside(m *manifest.Manifest, s *manifest.Source, profiled map[string]bool) bool {
 	if s.Status != manifest.StatusAvailable && s.Status != manifest.StatusEmpty {
 		return false
 	}
@@ -369,12 +375,8 @@ func outside(m *manifest.Manifest, s *manifest.Source) bool {
 	case discover.IDShared, discover.IDWorkspaceUser, discover.IDWorkspaceSoul:
 		return false
 	}
-	if p := m.Profile; p != nil {
-		for _, f := range p.Files {
-			if f.ID == s.ID {
-				return false
-			}
-		}
+	if profiled[s.ID] {
+		return false
 	}
 	return m.OutsideProject(s.CanonicalPath)
 }

@@ -105,7 +105,8 @@ func (e *AllowError) Error() string {
 }
 
 // New returns a scanner with the default rules and o's allowlist. The rules
-// are compiled once per process (some 20 ms), on the first call.
+// are compiled once per process, on the first call (some 20 ms of CPU
+// time; they then hold 6 MB).
 func New(o Options) (*Scanner, error) {
 	det, err := defaultDetector()
 	if err != nil {

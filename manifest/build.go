@@ -224,11 +224,12 @@ func buildSources(ctx context.Context, opts Options, sc *secrets.Scanner) (*Mani
 		max = DefaultMaxSourceBytes
 	}
 	rows := make([]row, len(disc.Sources))
+	var canon discover.Canonicals
 	for i, c := range disc.Sources {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rows[i] = read(c, max)
+		rows[i] = read(c, max, &canon)
 		if r := &rows[i]; r.measured {
 			// each text is measured and hashed once, here
 			r.size, r.sum = measure.Measure(r.raw, est), measure.Sum(r.raw)
@@ -343,7 +344,8 @@ type row struct {
 	emittedSized bool
 }
 
-func read(c discover.Candidate, max int64) row {
+// read reads the source of c; canon makes its path canonical.
+func read(c discover.Candidate, max int64, canon *discover.Canonicals) row {
 	r := row{c: c}
 	if c.IsText() {
 		r.raw = []byte(*c.Text)
@@ -352,7 +354,7 @@ func read(c discover.Candidate, max int64) row {
 		r.status = textStatus(r.raw)
 		return r
 	}
-	r.canonical = discover.Canonical(c.Path)
+	r.canonical = canon.Canonical(c.Path)
 	r.status, r.raw = ReadSource(c.Path, max)
 	r.hasBytes = r.raw != nil
 	r.measured = r.hasBytes

@@ -137,3 +137,25 @@ func TestStopWordsKept(t *testing.T) {
 		t.Errorf("%d generic-api-key findings: the texts do not exercise the stop words", generic)
 	}
 }
+
+// Making a scanner compiles no rule (a configuration with an allowlist is
+// decoded by every command); the first scan does.
+func TestRulesCompiledOnFirstScan(t *testing.T) {
+	compiled := 0
+	saved := defaultDetector
+	defaultDetector = func() (detector, error) { compiled++; return saved() }
+	t.Cleanup(func() { defaultDetector = saved })
+	s, err := New(Options{Allow: []Allow{{Rules: []string{"jwt"}, Regexes: []string{"^x"}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if compiled != 0 {
+		t.Fatalf("New compiled the rules")
+	}
+	if _, err := s.Scan(context.Background(), "a.md", "text"); err != nil {
+		t.Fatal(err)
+	}
+	if compiled != 1 {
+		t.Errorf("the first scan asked for the rules %d times", compiled)
+	}
+}

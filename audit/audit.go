@@ -261,6 +261,12 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 	for i := range m.Sources {
 		byID[m.Sources[i].ID] = &m.Sources[i]
 	}
+	profiled := map[string]bool{}
+	if m.Profile != nil {
+		for _, f := range m.Profile.Files {
+			profiled[f.ID] = true
+		}
+	}
 	add := func(s *manifest.Source, code Code, sev Severity, rel string) {
 		rep.Findings = append(rep.Findings, Finding{SourceID: s.ID, Code: code, Severity: sev, RelatedID: rel})
 	}
@@ -306,7 +312,7 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 		if native && s.NativeEvidence == "" {
 			add(s, CodeNativeEvidenceMissing, Warning, "")
 		}
-		if outside(m, s) {
+		if outside(m, s, profiled) {
 			add(s, CodeOutsideProject, Warning, s.CanonicalPath)
 		}
 		if i < len(m.Fragments) {
@@ -361,9 +367,10 @@ func (r *Report) Count(level Severity) int {
 // outside reports whether s was read from outside the project directory
 // and is not one of the files ctx looks up there itself: the shared file
 // and the workspace files (unless the project's configuration named their
-// location: m.ConfiguredSources) and what the agent's profile loads
-// (listed in m.Profile, which the configuration cannot spoof).
-func outside(m *manifest.Manifest, s *manifest.Source) bool {
+// location: m.ConfiguredSources) and what the agent's profile loads (the
+// ids of m.Profile's files, profiled, which the configuration cannot
+// spoof).
+func outside(m *manifest.Manifest, s *manifest.Source, profiled map[string]bool) bool {
 	if s.Status != manifest.StatusAvailable && s.Status != manifest.StatusEmpty {
 		return false
 	}
@@ -375,12 +382,8 @@ func outside(m *manifest.Manifest, s *manifest.Source) bool {
 			return false
 		}
 	}
-	if p := m.Profile; p != nil {
-		for _, f := range p.Files {
-			if f.ID == s.ID {
-				return false
-			}
-		}
+	if profiled[s.ID] {
+		return false
 	}
 	return m.OutsideProject(s.CanonicalPath)
 }

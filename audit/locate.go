@@ -20,12 +20,13 @@ type location struct {
 // locator places findings in the repository.
 type locator struct {
 	rep    *Report
+	ix     *index
 	root   string // absolute; "" when unknown
 	config string // root-relative path of the configuration file, or ""
 }
 
 func newLocator(rep *Report, o WriteOptions) locator {
-	l := locator{rep: rep, root: o.Root}
+	l := locator{rep: rep, ix: newIndex(rep), root: o.Root}
 	project := ""
 	if rep.Manifest != nil {
 		project = rep.Manifest.ProjectDir
@@ -90,7 +91,7 @@ func declared(s *manifest.Source) bool {
 // are missing or inline text, audiences, native evidence) and for the
 // total; none when that is outside the root or unknown.
 func (l locator) locate(f Finding) location {
-	src, file := rowOf(l.rep, f)
+	src, file := l.ix.rowOf(f)
 	switch {
 	case file != nil:
 		loc := location{path: l.rel(l.filePath(file))}

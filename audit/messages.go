@@ -93,7 +93,7 @@ var rules = []struct {
 		return a.f.RelatedID + " NUL bytes are sent as they are; many agents stop reading at the first"
 	}},
 	{Rule{CodeAgentTruncation, "The agent itself keeps only part of an instruction file, or none of it, by its own size limit."}, ofSource, func(a about) string {
-		is, pf := profileIssue(a.rep, a.f)
+		is, pf := a.ix.profileIssue(a.f)
 		if is == nil {
 			return "the agent cuts this file"
 		}
@@ -104,25 +104,25 @@ var rules = []struct {
 		return "the agent keeps " + kept + ", " + display.Int(is.Count) + " lost: " + is.Detail
 	}},
 	{Rule{CodeImportCycle, "Imports of an instruction file lead back to it."}, ofSource, func(a about) string {
-		if is, _ := profileIssue(a.rep, a.f); is != nil {
+		if is, _ := a.ix.profileIssue(a.f); is != nil {
 			return "imports loop: " + a.cycle(is.Target) + "; " + is.Detail
 		}
 		return "imports loop back to this file"
 	}},
 	{Rule{CodeImportMissing, "An import of an instruction file names a file that cannot be read."}, ofSource, func(a about) string {
-		if is, _ := profileIssue(a.rep, a.f); is != nil {
+		if is, _ := a.ix.profileIssue(a.f); is != nil {
 			return is.Target + " cannot be read: " + is.Detail
 		}
 		return a.f.RelatedID + " cannot be read"
 	}},
 	{Rule{CodeImportTooDeep, "An import lies beyond the agent's import depth, so the agent does not load it."}, ofSource, func(a about) string {
-		if is, _ := profileIssue(a.rep, a.f); is != nil {
+		if is, _ := a.ix.profileIssue(a.f); is != nil {
 			return is.Target + " is not loaded: " + is.Detail
 		}
 		return a.f.RelatedID + " is not loaded"
 	}},
 	{Rule{CodeOverAgentLimit, "An instruction file is over the agent's documented limit or advice."}, ofSource, func(a about) string {
-		if is, _ := profileIssue(a.rep, a.f); is != nil {
+		if is, _ := a.ix.profileIssue(a.f); is != nil {
 			return count(is.Count, strings.TrimSuffix(is.Unit, "s")) + ", over " + display.Int(is.Limit) + ": " + is.Detail
 		}
 		return "over the agent's limit"
@@ -179,12 +179,13 @@ const (
 	ofAny
 )
 
-// about is what a message is written from: the finding, the report, and
-// the row the finding is about (src for a source's codes, file for a
+// about is what a message is written from: the finding, the report (and
+// its index), and the row the finding is about (src for a source's codes, file for a
 // file's; both nil for the total). home is shown as ~ in paths.
 type about struct {
 	f    Finding
 	rep  *Report
+	ix   *index
 	src  *manifest.Source
 	file *manifest.FileRow
 	home string
@@ -215,30 +216,10 @@ func (a about) cycle(c string) string {
 	return strings.Join(parts, " → ")
 }
 
-// rowOf finds the row a finding is about, if the report has it.
-func rowOf(rep *Report, f Finding) (*manifest.Source, *manifest.FileRow) {
-	if f.SourceID == "" {
-		return nil, nil
-	}
-	for i := range rep.Sources {
-		if rep.Sources[i].ID == f.SourceID {
-			return &rep.Sources[i], nil
-		}
-	}
-	if m := rep.Manifest; m != nil {
-		for i := range m.Files {
-			if fileID(m.Files[i]) == f.SourceID {
-				return nil, &m.Files[i]
-			}
-		}
-	}
-	return nil, nil
-}
-
 // message writes the message of f, or returns f.Message when its code
 // is not in [rules] or the report lacks its row.
-func message(rep *Report, f Finding, home string) string {
-	src, file := rowOf(rep, f)
+func message(rep *Report, ix *index, f Finding, home string) string {
+	src, file := ix.rowOf(f)
 	for _, r := range rules {
 		if r.Code != f.Code {
 			continue
@@ -246,7 +227,7 @@ func message(rep *Report, f Finding, home string) string {
 		if r.of == ofSource && src == nil || r.of == ofFile && file == nil {
 			return f.Message
 		}
-		return r.message(about{f: f, rep: rep, src: src, file: file, home: home})
+		return r.message(about{f: f, rep: rep, ix: ix, src: src, file: file, home: home})
 	}
 	return f.Message
 }
@@ -255,8 +236,9 @@ func message(rep *Report, f Finding, home string) string {
 // written for home.
 func withMessages(rep *Report, home string) []Finding {
 	out := make([]Finding, len(rep.Findings))
+	ix := newIndex(rep)
 	for i, f := range rep.Findings {
-		f.Message = message(rep, f, home)
+		f.Message = message(rep, ix, f, home)
 		out[i] = f
 	}
 	return out

@@ -63,29 +63,3 @@ func nativeTotal(m *manifest.Manifest) NativeTotal {
 	}
 	return t
 }
-
-// profileIssue finds the profile issue behind f, and the profile's record
-// of its file.
-func profileIssue(rep *Report, f Finding) (*manifest.ProfileIssue, *manifest.ProfileFile) {
-	m := rep.Manifest
-	if m == nil || m.Profile == nil {
-		return nil, nil
-	}
-	var is *manifest.ProfileIssue
-	for i := range m.Profile.Issues {
-		x := &m.Profile.Issues[i]
-		if x.SourceID == f.SourceID && Code(x.Code) == f.Code && x.Target == f.RelatedID {
-			is = x
-			break
-		}
-	}
-	if is == nil {
-		return nil, nil
-	}
-	for i := range m.Profile.Files {
-		if m.Profile.Files[i].ID == f.SourceID {
-			return is, &m.Profile.Files[i]
-		}
-	}
-	return is, nil
-}

@@ -92,6 +92,7 @@ func fittedSourceRows(rep *Report, home string) [][]string {
 	for i, s := range rep.Sources {
 		emitted[i] = itoaSep(s.EmittedTokens)
 	}
+	w := widest(emitted)
 	conditional := map[string]bool{}
 	if rep.Manifest != nil && rep.Manifest.Profile != nil {
 		for _, f := range rep.Manifest.Profile.Files {
@@ -119,19 +120,25 @@ func fittedSourceRows(rep *Report, home string) [][]string {
 		if s.ID == "native:"+s.Path {
 			id = "native" // the path column names it
 		}
-		rows = append(rows, []string{id, decision, pair(emitted, i, itoaSep(s.SourceTokens)), budgetUse(s), path})
+		rows = append(rows, []string{id, decision, pair(emitted[i], w, itoaSep(s.SourceTokens)), budgetUse(s), path})
 	}
 	return rows
 }
 
-// pair is "emitted / source" with the emitted numbers of all rows padded to
-// one width, so that both numbers line up in a right-aligned column.
-func pair(emitted []string, i int, source string) string {
+// pair is "emitted / source" with the emitted number padded to w, the width
+// of the widest of all rows (widest), so that both numbers line up in a
+// right-aligned column.
+func pair(emitted string, w int, source string) string {
+	return strings.Repeat(" ", w-len(emitted)) + emitted + " / " + source
+}
+
+// widest is the length of the longest of ss.
+func widest(ss []string) int {
 	w := 0
-	for _, e := range emitted {
-		w = max(w, len(e))
+	for _, s := range ss {
+		w = max(w, len(s))
 	}
-	return strings.Repeat(" ", w-len(emitted[i])) + emitted[i] + " / " + source
+	return w
 }
 
 // budgetUse is what a source took of its budget: "project 12/200 lines",
@@ -170,10 +177,11 @@ func fittedFileRows(m *manifest.Manifest, home string) [][]string {
 	for i, r := range m.Files {
 		emitted[i] = display.Int(r.EmittedTokens)
 	}
+	w := widest(emitted)
 	var rows [][]string
 	for i, r := range m.Files {
 		rows = append(rows, []string{display.Path(r.Path, home), string(r.ViewMode), string(r.Status),
-			pair(emitted, i, itoaSep(r.SourceTokens)), fileNote(r, 0)})
+			pair(emitted[i], w, itoaSep(r.SourceTokens)), fileNote(r, 0)})
 	}
 	return rows
 }

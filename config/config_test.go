@@ -1,6 +1,7 @@
 package config
 
 import (
+	"bytes"
 	"math"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/pelletier/go-toml/v2/unstable"
 )
 
 func TestDecodeCore(t *testing.T) {
@@ -277,5 +279,31 @@ func TestBeadsOptions(t *testing.T) {
 	b = c.BeadsOptions("/p", "/h")
 	if b.Path != "/h/b/issues.jsonl" || b.Name != "~/b/issues.jsonl" || !b.MustExist || b.Where != "ctx.toml:3: beads_path" {
 		t.Errorf("beads_path: %+v", b)
+	}
+}
+
+// The line index answers as counting the newlines before each offset does,
+// whatever the order of the questions.
+func TestLineIndex(t *testing.T) {
+	data := []byte("a\n\nbc\r\nd\n\n\nefg\nh")
+	want := func(off int) int { return 1 + bytes.Count(data[:off], []byte{'\n'}) }
+	li := newLineIndex(data)
+	ask := func(off int) {
+		t.Helper()
+		if got := li.line(unstable.Range{Offset: uint32(off)}); got != want(off) {
+			t.Errorf("line(%d) = %d, want %d", off, got, want(off))
+		}
+	}
+	for off := 0; off <= len(data); off++ {
+		ask(off)
+	}
+	for off := len(data); off >= 0; off-- {
+		ask(off)
+	}
+	for _, off := range []int{5, 0, 16, 2, 2, 9, 1, 15} {
+		ask(off)
+	}
+	if l := newLineIndex(nil).line(unstable.Range{}); l != 1 {
+		t.Errorf("empty file: line %d", l)
 	}
 }

@@ -5,6 +5,7 @@ package config
 // below.
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"math"
@@ -64,13 +65,53 @@ func parseDoc(file string, data []byte) (*doc, error) {
 		return nil, &Error{File: file, Msg: "invalid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")}
 	}
 	d := &doc{File: file, Root: root, lines: map[string]int{}}
-	d.indexLines(data)
+	d.indexLines(data, newLineIndex(data))
 	return d, nil
+}
+
+// lineIndex maps byte offsets of a file to 1-based line numbers from the
+// offsets of its newlines, found in one pass. The parser's own Shape counts
+// the newlines from the start of the file on every call, which made loading
+// a file grow with the square of its size.
+type lineIndex struct {
+	newlines []int // offsets of the '\n' bytes, increasing
+	next     int   // the number of newlines before the last offset asked for
+	steps    int   // newlines stepped over by line, for the test of linear loading
+}
+
+func newLineIndex(data []byte) *lineIndex {
+	li := &lineIndex{}
+	for i := 0; ; {
+		j := bytes.IndexByte(data[i:], '\n')
+		if j < 0 {
+			break
+		}
+		li.newlines = append(li.newlines, i+j)
+		i += j + 1
+	}
+	return li
+}
+
+// line returns the line where r starts. The keys of a file are
+// asked for in order, so the search walks forward from the last answer;
+// an earlier offset falls back to a binary search.
+func (li *lineIndex) line(r unstable.Range) int {
+	off := int(r.Offset)
+	n := li.next
+	if n > 0 && li.newlines[n-1] >= off {
+		n = sort.SearchInts(li.newlines, off)
+	}
+	for n < len(li.newlines) && li.newlines[n] < off {
+		n++
+		li.steps++
+	}
+	li.next = n
+	return n + 1
 }
 
 // indexLines records the line of every key path, using the same path syntax
 // as Error.Field: dots between keys, [i] for array elements.
-func (d *doc) indexLines(data []byte) {
+func (d *doc) indexLines(data []byte, li *lineIndex) {
 	var p unstable.Parser
 	p.Reset(data)
 	prefix := ""
@@ -86,7 +127,7 @@ func (d *doc) indexLines(data []byte) {
 				n := it.Node()
 				parts = append(parts, string(n.Data))
 				if line == 0 {
-					line = p.Shape(n.Raw).Start.Line
+					line = li.line(n.Raw)
 				}
 			}
 			path := resolve(parts, arrayCount)
@@ -98,7 +139,7 @@ func (d *doc) indexLines(data []byte) {
 			prefix = path
 			d.setLine(path, line)
 		case unstable.KeyValue:
-			d.indexKeyValue(&p, prefix, e)
+			d.indexKeyValue(li, prefix, e)
 		}
 	}
 }
@@ -120,7 +161,7 @@ func resolve(parts []string, arrayCount map[string]int) string {
 	return path
 }
 
-func (d *doc) indexKeyValue(p *unstable.Parser, prefix string, e *unstable.Node) {
+func (d *doc) indexKeyValue(li *lineIndex, prefix string, e *unstable.Node) {
 	it := e.Key()
 	path := prefix
 	line := 0
@@ -131,20 +172,20 @@ func (d *doc) indexKeyValue(p *unstable.Parser, prefix string, e *unstable.Node)
 		}
 		path += quoteKey(string(n.Data))
 		if line == 0 {
-			line = p.Shape(n.Raw).Start.Line
+			line = li.line(n.Raw)
 		}
 	}
 	d.setLine(path, line)
-	d.indexValue(p, path, e.Value(), line)
+	d.indexValue(li, path, e.Value(), line)
 }
 
-func (d *doc) indexValue(p *unstable.Parser, path string, v *unstable.Node, line int) {
+func (d *doc) indexValue(li *lineIndex, path string, v *unstable.Node, line int) {
 	switch v.Kind {
 	case unstable.InlineTable:
 		it := v.Children()
 		for it.Next() {
 			kv := it.Node()
-			d.indexKeyValue(p, path, kv)
+			d.indexKeyValue(li, path, kv)
 		}
 	case unstable.Array:
 		it := v.Children()
@@ -154,17 +195,17 @@ func (d *doc) indexValue(p *unstable.Parser, path string, v *unstable.Node, line
 			ep := fmt.Sprintf("%s[%d]", path, i)
 			l := line
 			if c.Raw.Length > 0 {
-				l = p.Shape(c.Raw).Start.Line
+				l = li.line(c.Raw)
 			} else if c.Kind == unstable.InlineTable {
 				// an inline table carries no range; use its first key's line
 				if cc := c.Children(); cc.Next() && cc.Node().Kind == unstable.KeyValue {
 					if k := cc.Node().Key(); k.Next() && k.Node().Raw.Length > 0 {
-						l = p.Shape(k.Node().Raw).Start.Line
+						l = li.line(k.Node().Raw)
 					}
 				}
 			}
 			d.setLine(ep, l)
-			d.indexValue(p, ep, c, l)
+			d.indexValue(li, ep, c, l)
 			i++
 		}
 	}

@@ -462,6 +462,52 @@ func Canonical(p string) string {
 	return r
 }
 
+// Canonicals makes many paths canonical as [Canonical] does, resolving
+// each directory once: once its directory is known, a path whose last
+// element is not a symbolic link costs one Lstat instead of one per
+// element. The zero value is ready to use; it remembers directories, so
+// it serves one run over files that do not change meanwhile.
+type Canonicals struct {
+	dirs map[string]resolved
+}
+
+type resolved struct {
+	path string
+	ok   bool
+}
+
+// Canonical returns what [Canonical] returns for p.
+func (c *Canonicals) Canonical(p string) string {
+	dir, base := filepath.Split(p)
+	if base == "" || base == "." || base == ".." || dir == "" {
+		return Canonical(p)
+	}
+	if c.dirs == nil {
+		c.dirs = map[string]resolved{}
+	}
+	d, known := c.dirs[dir]
+	if !known {
+		r, err := filepath.EvalSymlinks(dir)
+		d = resolved{r, err == nil}
+		c.dirs[dir] = d
+	}
+	if !d.ok {
+		return p // a missing directory: EvalSymlinks(p) fails too
+	}
+	full := filepath.Join(d.path, base)
+	fi, err := os.Lstat(full)
+	switch {
+	case err != nil:
+		return p
+	case fi.Mode()&os.ModeSymlink != 0:
+		return Canonical(p)
+	}
+	if a, err := filepath.Abs(full); err == nil {
+		return a
+	}
+	return full
+}
+
 // needsHome reports whether any path of opts expands ~.
 func needsHome(opts Options) bool {
 	tilde := func(p string) bool { return p == "~" || strings.HasPrefix(p, "~/") }

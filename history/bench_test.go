@@ -23,25 +23,28 @@ func benchConversation(n int) []Message {
 	return ms
 }
 
-// BenchmarkBuild builds a 1,001-message history with tool cleanup, a
-// message limit and a token budget: the work done on every agent turn.
+// BenchmarkBuild builds a history of 101, 1,001 and 10,001 messages with
+// tool cleanup, a message limit and a token budget: the work done on every
+// agent turn.
 func BenchmarkBuild(b *testing.B) {
-	msgs := benchConversation(500)
-	for _, tc := range []struct {
-		name string
-		opts Options
-	}{
-		{"none", Options{ToolCleanupMode: CleanupNone}},
-		{"stub+limit", Options{ToolCleanupMode: CleanupStubOldResults, MaxContextMessageCount: measure.Max(200)}},
-		{"fixes+tokens", withTokens(Options{ToolCleanupMode: CleanupStubOldResults}.WithFixes(), 20000)},
-	} {
-		b.Run(tc.name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := Build(context.Background(), msgs, tc.opts); err != nil {
-					b.Fatal(err)
+	for _, rounds := range []int{50, 500, 5000} {
+		msgs := benchConversation(rounds)
+		for _, tc := range []struct {
+			name string
+			opts Options
+		}{
+			{"none", Options{ToolCleanupMode: CleanupNone}},
+			{"stub+limit", Options{ToolCleanupMode: CleanupStubOldResults, MaxContextMessageCount: measure.Max(200)}},
+			{"fixes+tokens", withTokens(Options{ToolCleanupMode: CleanupStubOldResults}.WithFixes(), 20000)},
+		} {
+			b.Run(fmt.Sprintf("messages=%d/%s", len(msgs), tc.name), func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Build(context.Background(), msgs, tc.opts); err != nil {
+						b.Fatal(err)
+					}
 				}
-			}
-		})
+			})
+		}
 	}
 }

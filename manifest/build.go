@@ -231,11 +231,16 @@ func buildSources(ctx context.Context, opts Options, sc *secrets.Scanner) (*Mani
 		max = DefaultMaxSourceBytes
 	}
 	rows := make([]row, len(disc.Sources))
+	var canon discover.Canonicals
 	for i, c := range disc.Sources {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		rows[i] = read(c, max)
+		rows[i] = read(c, max, &canon)
+		if r := &rows[i]; r.measured {
+			// each text is measured and hashed once, here
+			r.size, r.sum = measure.Measure(r.raw, est), measure.Sum(r.raw)
+		}
 	}
 	m := &Manifest{
 		SchemaVersion: SchemaVersion,
@@ -322,9 +327,11 @@ type row struct {
 	c         discover.Candidate
 	canonical string
 	status    Status
-	raw       []byte // the bytes read (also for empty and invalid UTF-8 files)
-	hasBytes  bool   // raw can establish equality (available or empty)
-	measured  bool   // sizes are known (available or empty)
+	raw       []byte         // the bytes read (also for empty and invalid UTF-8 files)
+	hasBytes  bool           // raw can establish equality (available or empty)
+	measured  bool           // sizes are known (available or empty)
+	size      measure.Sizes  // of raw, when measured
+	sum       measure.Digest // of raw, when hasBytes
 
 	included    bool
 	accepted    bool // reached the included decision (a budget may still cut it)
@@ -346,9 +353,14 @@ type row struct {
 	maxTokens   measure.Limit
 	// redacted is the text after redaction, nil when nothing was replaced
 	redacted []byte
+	// emittedSize is the size of emitted once a budget has measured it
+	// (emittedSized)
+	emittedSize  measure.Sizes
+	emittedSized bool
 }
 
-func read(c discover.Candidate, max int64) row {
+// read reads the source of c; canon makes its path canonical.
+func read(c discover.Candidate, max int64, canon *discover.Canonicals) row {
 	r := row{c: c}
 	if c.IsText() {
 		r.raw = []byte(*c.Text)
@@ -357,7 +369,7 @@ func read(c discover.Candidate, max int64) row {
 		r.status = textStatus(r.raw)
 		return r
 	}
-	r.canonical = discover.Canonical(c.Path)
+	r.canonical = canon.Canonical(c.Path)
 	r.status, r.raw = ReadSource(c.Path, max)
 	r.hasBytes = r.raw != nil
 	r.measured = r.hasBytes
@@ -395,25 +407,64 @@ func textStatus(b []byte) Status {
 	return StatusAvailable
 }
 
-// samePath reports whether a and b name the same existing-or-not file; text
-// sources never do.
-func samePath(a, b *row) bool {
-	return !a.c.IsText() && !b.c.IsText() && a.canonical != "" && a.canonical == b.canonical
-}
-
 func sameContent(a, b *row) bool {
 	return a.hasBytes && b.hasBytes && bytes.Equal(a.raw, b.raw)
 }
 
-// duplicate finds the first row among cands that has the same path, else
+// rowIndex finds among rows, added in order, the first with the same path
+// as a row (both files, with the same canonical path; a missing file is not
+// canonicalised, text sources have none), else the first with the same
+// content (both with bytes, available or empty): what comparing the row
+// with each of them in turn finds, by two maps, so that deciding n sources
+// takes time in n rather than n².
+type rowIndex struct {
+	rows      []*row
+	byPath    map[string]*row         // the first row of each canonical path
+	byContent map[measure.Digest]*row // the first row of each content (its BLAKE3)
+	probes    int                     // rows looked at, for the test that deciding is linear
+}
+
+func newRowIndex() *rowIndex {
+	return &rowIndex{byPath: map[string]*row{}, byContent: map[measure.Digest]*row{}}
+}
+
+// add appends r to the rows searched.
+func (x *rowIndex) add(r *row) {
+	x.rows = append(x.rows, r)
+	if !r.c.IsText() && r.canonical != "" {
+		if _, ok := x.byPath[r.canonical]; !ok {
+			x.byPath[r.canonical] = r
+		}
+	}
+	if r.hasBytes {
+		if _, ok := x.byContent[r.sum]; !ok {
+			x.byContent[r.sum] = r
+		}
+	}
+}
+
+// duplicate returns the first row added that has the same path as r, else
 // the first with the same content.
-func duplicate(r *row, cands []*row) (*row, Reason) {
-	for _, o := range cands {
-		if samePath(r, o) {
+func (x *rowIndex) duplicate(r *row) (*row, Reason) {
+	x.probes++
+	if !r.c.IsText() && r.canonical != "" {
+		if o, ok := x.byPath[r.canonical]; ok {
 			return o, ReasonSamePath
 		}
 	}
-	for _, o := range cands {
+	if !r.hasBytes {
+		return nil, ""
+	}
+	o, ok := x.byContent[r.sum]
+	if !ok {
+		return nil, ""
+	}
+	if sameContent(r, o) {
+		return o, ReasonSameContent
+	}
+	// two contents with one BLAKE3 digest: compare the bytes themselves
+	for _, o := range x.rows {
+		x.probes++
 		if sameContent(r, o) {
 			return o, ReasonSameContent
 		}
@@ -432,37 +483,35 @@ func audienceMatches(aud []string, agent string) bool {
 
 // decide makes the decision of every row; shadowed maps the canonical
 // path of a file the agent deliberately skips to the native that takes its
-// place.
-func decide(rows []row, agent string, shadowed map[string]string) {
-	var natives []*row
+// place. It returns the number of rows it looked at to find duplicates
+// (for the test that this grows with the rows, not their square).
+func decide(rows []row, agent string, shadowed map[string]string) int {
+	natives := newRowIndex()
 	agentsAvailable := false
 	for i := range rows {
 		r := &rows[i]
 		r.audienceOK = audienceMatches(r.c.Audience, agent)
 		if r.c.Delivery == discover.DeliveryNative && r.audienceOK {
-			natives = append(natives, r)
+			natives.add(r)
 		}
 		if r.c.ID == discover.IDProjectAgents && r.status == StatusAvailable {
 			agentsAvailable = true
 		}
 	}
-	var accepted []*row
-	all := make([]*row, len(rows))
-	for i := range rows {
-		all[i] = &rows[i]
-	}
+	earlier, accepted := newRowIndex(), newRowIndex()
 	for i := range rows {
 		r := &rows[i]
-		if o, how := duplicate(r, all[:i]); o != nil {
+		if o, how := earlier.duplicate(r); o != nil {
 			r.equivTo, r.equivalence = o.c.ID, how
 		}
+		earlier.add(r)
 		switch {
 		case !r.audienceOK:
 			r.reason = ReasonAudienceExcluded
 		case r.c.Delivery == discover.DeliveryNative:
 			r.reason = ReasonNativeAutoload
 		default:
-			if o, _ := duplicate(r, natives); o != nil {
+			if o, _ := natives.duplicate(r); o != nil {
 				r.reason, r.duplicateOf = ReasonNativeAutoload, o.c.ID
 				break
 			}
@@ -474,7 +523,7 @@ func decide(rows []row, agent string, shadowed map[string]string) {
 				r.reason, r.duplicateOf = ReasonShadowedByNative, by
 				break
 			}
-			if o, how := duplicate(r, accepted); o != nil {
+			if o, how := accepted.duplicate(r); o != nil {
 				r.reason, r.duplicateOf = how, o.c.ID
 				break
 			}
@@ -486,9 +535,10 @@ func decide(rows []row, agent string, shadowed map[string]string) {
 			r.included = true
 			r.accepted = true
 			r.emitted = r.raw
-			accepted = append(accepted, r)
+			accepted.add(r)
 		}
 	}
+	return natives.probes + earlier.probes + accepted.probes
 }
 
 // pool is what remains of a budget.
@@ -526,14 +576,22 @@ func applyBudgets(rows []row, bs Budgets, est measure.Estimator) {
 			out = CutTokens(out, p.tokens, est)
 		}
 		r.emitted = out
-		r.truncated = !bytes.Equal(out, full)
-		ec, el := measure.Chars(out), measure.Lines(out)
-		r.omittedChars = measure.Chars(full) - ec
-		r.omittedLines = measure.Lines(full) - el
-		p.chars = p.chars.Minus(int64(ec))
-		p.lines = p.lines.Minus(int64(el))
+		r.truncated = len(out) != len(full) // a cut is a prefix
+		before := r.size
+		if r.redacted != nil {
+			before = measure.Measure(full, est)
+		}
+		after := before
+		if r.truncated {
+			after = measure.Measure(out, est)
+		}
+		r.emittedSize, r.emittedSized = after, true
+		r.omittedChars = before.Chars - after.Chars
+		r.omittedLines = before.Lines - after.Lines
+		p.chars = p.chars.Minus(int64(after.Chars))
+		p.lines = p.lines.Minus(int64(after.Lines))
 		if r.tokenBudget {
-			p.tokens = p.tokens.Minus(int64(est.Tokens(out)))
+			p.tokens = p.tokens.Minus(int64(after.Tokens))
 		}
 		if len(out) == 0 {
 			r.included = false
@@ -611,17 +669,31 @@ func (r *row) source(est measure.Estimator) Source {
 		Truncated: r.truncated, Budget: r.budget, MaxChars: r.maxChars, MaxLines: r.maxLines,
 		OmittedChars: r.omittedChars, OmittedLines: r.omittedLines,
 	}
+	var h string
 	if r.measured {
-		z := measure.Measure(r.raw, est)
-		h := measure.Hash(r.raw)
+		z := r.size
+		h = r.sum.String()
 		s.SourceBytes, s.SourceChars, s.SourceLines, s.SourceTokens, s.SourceHash = &z.Bytes, &z.Chars, &z.Lines, &z.Tokens, &h
 	}
 	// every row has emitted sizes (0 when nothing was emitted); the emitted
-	// hash only rows that reached the included decision
-	e := measure.Measure(r.emitted, est)
+	// hash only rows that reached the included decision. A row that sends
+	// its text as it was read is not measured again.
+	asRead := r.accepted && r.redacted == nil && !r.truncated
+	var e measure.Sizes
+	switch {
+	case r.emittedSized:
+		e = r.emittedSize
+	case asRead:
+		e = r.size
+	default:
+		e = measure.Measure(r.emitted, est)
+	}
 	s.EmittedBytes, s.EmittedChars, s.EmittedLines, s.EmittedTokens = &e.Bytes, &e.Chars, &e.Lines, &e.Tokens
 	if r.accepted {
-		eh := measure.Hash(r.emitted)
+		eh := h
+		if !asRead {
+			eh = measure.Hash(r.emitted)
+		}
 		s.EmittedHash = &eh
 	}
 	if r.tokenBudget {

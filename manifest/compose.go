@@ -179,7 +179,7 @@ func screenshotRow(sh *aggregate.Screenshot) FileRow {
 }
 
 // emptyHash is the hash of no bytes: the emitted hash of a file that has
-// no block.
+// no block, and the hash of a Beads store without beads.
 var emptyHash = measure.Hash(nil)
 
 func setEmitted(r *FileRow, e aggregate.Measured) {
@@ -208,12 +208,12 @@ func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator, allo
 	if err != nil {
 		return err
 	}
-	text := res.Section()
-	if text != "" {
-		text += "\n"
-		m.Sections = append(m.Sections, NewSection(SectionBeads, text, est))
+	rec := &Beads{File: res.File, Hash: emptyHash}
+	if text := res.Section(); text != "" {
+		sec := NewSection(SectionBeads, text+"\n", est)
+		m.Sections = append(m.Sections, sec)
+		rec.Hash = sec.Hash
 	}
-	rec := &Beads{File: res.File, Hash: measure.Hash([]byte(text))}
 	if res.Found {
 		rec.SourceHash = strp(res.Source.Hash)
 	}
@@ -235,7 +235,10 @@ func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.
 		return err
 	}
 	if text != "" {
-		m.Sections = append(m.Sections, NewSection(SectionHistory, text, h.estimator(est)))
+		// rec.Hash is the section's: the text is hashed once
+		z := measure.Measure([]byte(text), h.estimator(est))
+		m.Sections = append(m.Sections, Section{ID: SectionHistory, Text: text, Bytes: z.Bytes, Chars: z.Chars,
+			Lines: z.Lines, Tokens: z.Tokens, Hash: rec.Hash})
 	}
 	m.History = rec
 	m.Redactions = append(m.Redactions, rec.redactions...)

@@ -1,6 +1,8 @@
 package measure_test
 
 import (
+	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sort"
@@ -61,6 +63,30 @@ func BenchmarkTokenPrefix(b *testing.B) {
 			b.SetBytes(int64(len(text)))
 			for b.Loop() {
 				measure.TokenPrefix(est, text, half)
+			}
+		})
+	}
+}
+
+// BenchmarkMeasure measures the same code's bytes, characters, lines and
+// chars4 tokens (Measure counts the characters once).
+func BenchmarkMeasure(b *testing.B) {
+	text := code(b)
+	b.SetBytes(int64(len(text)))
+	for b.Loop() {
+		measure.Measure(text, nil)
+	}
+}
+
+// BenchmarkHash hashes the same code with BLAKE3, and 16 copies of it.
+func BenchmarkHash(b *testing.B) {
+	text := code(b)
+	for _, n := range []int{1, 16} {
+		in := bytes.Repeat(text, n)
+		b.Run(fmt.Sprintf("%dKB", len(in)/1000), func(b *testing.B) {
+			b.SetBytes(int64(len(in)))
+			for b.Loop() {
+				measure.Sum(in)
 			}
 		})
 	}

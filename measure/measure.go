@@ -38,6 +38,7 @@
 package measure
 
 import (
+	"bytes"
 	"encoding/hex"
 	"unicode/utf8"
 
@@ -47,11 +48,17 @@ import (
 // HashAlgorithm names the digest that [Hash] computes, as recorded in manifests.
 const HashAlgorithm = "blake3"
 
-// Hash returns the lowercase hex BLAKE3-256 digest of b.
-func Hash(b []byte) string {
-	sum := blake3.Sum256(b)
-	return hex.EncodeToString(sum[:])
-}
+// Hash returns the lowercase hex BLAKE3-256 digest of b: Sum(b).String().
+func Hash(b []byte) string { return Sum(b).String() }
+
+// Digest is a BLAKE3-256 digest; comparable, so it can key a map.
+type Digest [32]byte
+
+// Sum returns the BLAKE3-256 digest of b.
+func Sum(b []byte) Digest { return blake3.Sum256(b) }
+
+// String returns the digest in lowercase hex, as [Hash] does.
+func (d Digest) String() string { return hex.EncodeToString(d[:]) }
 
 // Estimator turns text into a token count. Implementations must be pure and
 // safe for concurrent use.
@@ -103,17 +110,14 @@ func Lines(b []byte) int {
 	if len(b) == 0 {
 		return 0
 	}
-	n := 1
-	for _, c := range b {
-		if c == '\n' {
-			n++
-		}
-	}
+	n := 1 + bytes.Count(b, newline)
 	if b[len(b)-1] == '\n' {
 		n--
 	}
 	return n
 }
+
+var newline = []byte{'\n'}
 
 // Sizes are the measurements ctx records for a piece of text.
 type Sizes struct {
@@ -124,9 +128,15 @@ type Sizes struct {
 }
 
 // Measure returns the sizes of b, counting tokens with est (Default when nil).
+// The characters are counted once: [CharsDiv4]'s tokens are derived from
+// them rather than counted again.
 func Measure(b []byte, est Estimator) Sizes {
-	if est == nil {
-		est = CharsDiv4{}
+	s := Sizes{Bytes: len(b), Chars: Chars(b), Lines: Lines(b)}
+	switch est.(type) {
+	case nil, CharsDiv4:
+		s.Tokens = (s.Chars + 3) / 4
+	default:
+		s.Tokens = est.Tokens(b)
 	}
-	return Sizes{Bytes: len(b), Chars: Chars(b), Lines: Lines(b), Tokens: est.Tokens(b)}
+	return s
 }

@@ -45,6 +45,27 @@ func TestMeasure(t *testing.T) {
 	}
 }
 
+// byteCount counts a token per byte: an estimator Measure knows nothing of.
+type byteCount struct{}
+
+func (byteCount) Name() string           { return "bytes" }
+func (byteCount) Tokens(text []byte) int { return len(text) }
+
+// Measure counts the characters once and derives chars4's tokens from
+// them; any other estimator counts the text itself.
+func TestMeasureEstimators(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{"", "a", "café\r\nnext\n", "a\xffb\n\n", strings.Repeat("😀 x\n", 1000)} {
+		b := []byte(text)
+		if got, want := Measure(b, CharsDiv4{}).Tokens, (CharsDiv4{}).Tokens(b); got != want {
+			t.Errorf("Measure(%q, CharsDiv4).Tokens = %d, want %d", text, got, want)
+		}
+		if got := Measure(b, byteCount{}); got.Tokens != len(b) || got.Chars != Chars(b) || got.Lines != Lines(b) {
+			t.Errorf("Measure(%q, byteCount) = %+v", text, got)
+		}
+	}
+}
+
 func TestEstimatorName(t *testing.T) {
 	t.Parallel()
 	const want = "ceiling(characters / 4), version 1"
@@ -80,6 +101,9 @@ func TestHashVectors(t *testing.T) {
 		}
 		if got := Hash(in); got != v.want {
 			t.Errorf("Hash(input_len %d) = %s, want %s", v.n, got, v.want)
+		}
+		if got := Sum(in).String(); got != v.want {
+			t.Errorf("Sum(input_len %d) = %s, want %s", v.n, got, v.want)
 		}
 	}
 	if HashAlgorithm != "blake3" {

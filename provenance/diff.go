@@ -2,6 +2,7 @@ package provenance
 
 import (
 	"os"
+	"sort"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/manifest"
@@ -299,38 +300,63 @@ func diffSources(rep *DiffReport, a, b *manifest.Manifest) {
 }
 
 // lcs returns the members of a longest common subsequence of a and b,
-// which hold the same distinct ids: the ids outside it moved.
+// which hold the same distinct ids: the ids outside it moved. Of the
+// longest ones it returns the one that, read from the start, skips an id
+// of b whenever that still leaves a longest one (a source moved up is the
+// one reported): the choice of the table of lengths walked from its
+// corner, found in time n log n rather than with its n × m cells (800 MB
+// for 10,000 sources).
+//
+// As b is a permutation of a, a common subsequence is an increasing run of
+// the positions in a of b's ids (pos). The walk takes b[j] exactly when no
+// later id could stand in for it: when, among the ids that start an
+// increasing run as long as the one still needed (runs[r]) and lie after
+// the last one taken in a, b[j] is the last in b.
 func lcs(a, b []string) map[string]bool {
-	n, m := len(a), len(b)
-	t := make([][]int, n+1)
-	for i := range t {
-		t[i] = make([]int, m+1)
+	at := make(map[string]int, len(a))
+	for i, id := range a {
+		at[id] = i
 	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			switch {
-			case a[i] == b[j]:
-				t[i][j] = t[i+1][j+1] + 1
-			case t[i+1][j] >= t[i][j+1]:
-				t[i][j] = t[i+1][j]
-			default:
-				t[i][j] = t[i][j+1]
-			}
+	pos := make([]int, len(b))
+	for j, id := range b {
+		pos[j] = at[id]
+	}
+	// long[j]: the longest increasing run of pos that starts at j, from
+	// the right, with a Fenwick tree of the longest run by position in a
+	// (indexed from the end, so that a prefix holds the larger positions)
+	n := len(a)
+	tree := make([]int, n+1)
+	long := make([]int, len(b))
+	most := 0
+	for j := len(b) - 1; j >= 0; j-- {
+		best := 0
+		for k := n - 1 - pos[j]; k > 0; k -= k & -k { // positions > pos[j]
+			best = max(best, tree[k])
+		}
+		long[j] = best + 1
+		most = max(most, long[j])
+		for k := n - pos[j]; k <= n; k += k & -k {
+			tree[k] = max(tree[k], long[j])
 		}
 	}
-	// on a tie, skip in b first: a source moved up is the one reported
-	out := map[string]bool{}
-	for i, j := 0, 0; i < n && j < m; {
-		switch {
-		case a[i] == b[j]:
-			out[a[i]] = true
-			i++
-			j++
-		case t[i][j+1] >= t[i+1][j]:
-			j++
-		default:
-			i++
-		}
+	// runs[r]: the indexes j with long[j] == r, increasing; their
+	// positions decrease (an earlier one with a smaller position would
+	// start a longer run)
+	runs := make([][]int, most+1)
+	for j, l := range long {
+		runs[l] = append(runs[l], j)
+	}
+	out := make(map[string]bool, most)
+	from, above := 0, 0 // the next index of b, the least position in a
+	for r := most; r > 0; r-- {
+		c := runs[r]
+		// the last index >= from whose position is >= above: positions
+		// decrease along c, so those form a prefix of c[lo:]
+		lo := sort.SearchInts(c, from)
+		k := lo + sort.Search(len(c)-lo, func(x int) bool { return pos[c[lo+x]] < above }) - 1
+		j := c[k]
+		out[b[j]] = true
+		from, above = j+1, pos[j]+1
 	}
 	return out
 }

@@ -4,6 +4,7 @@ package testfs
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -35,4 +36,37 @@ func Tree(tb testing.TB, files map[string]string) string {
 	dir := tb.TempDir()
 	Write(tb, dir, files)
 	return dir
+}
+
+// Source is one generated instruction source: a file at the slash path
+// Path below the directory, or inline Text.
+type Source struct {
+	ID, Kind   string
+	Path, Text string
+}
+
+// Sources writes n instruction sources below a new temporary directory, as
+// a ctx.toml's [[sources]] would declare them, and returns the directory
+// and the sources in order: half inline texts (every third the same as an
+// earlier one), half files (every fifth a copy of an earlier one, every
+// seventh missing). Files are kind "memory", texts "runtime".
+func Sources(tb testing.TB, n int) (string, []Source) {
+	tb.Helper()
+	dir := tb.TempDir()
+	files := map[string]string{}
+	out := make([]Source, 0, n)
+	for i := range n {
+		s := Source{ID: "s" + strconv.Itoa(i)}
+		if i%2 == 0 {
+			s.Kind, s.Text = "runtime", "inline rule "+strconv.Itoa(i%(n/3+1))+": keep it short.\n"
+		} else {
+			s.Kind, s.Path = "memory", "src/s"+strconv.Itoa(i)+".md"
+			if i%7 != 0 {
+				files[s.Path] = "# Source " + strconv.Itoa(i-i%5) + "\n\nRun the tests before committing.\n"
+			}
+		}
+		out = append(out, s)
+	}
+	Write(tb, dir, files)
+	return dir, out
 }

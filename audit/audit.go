@@ -327,6 +327,7 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 	rep.Native = nativeTotal(m)
 	rep.Findings = append(rep.Findings, fileFindings(m)...)
 	rep.Findings = append(rep.Findings, redactionFindings(m)...)
+	rep.Findings = append(rep.Findings, attachmentFindings(m)...)
 	if !o.NoSecrets {
 		sc := o.Secrets
 		if sc == nil {

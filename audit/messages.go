@@ -158,6 +158,9 @@ var rules = []struct {
 	{Rule{CodeSecret, "A credential is in the text sent to the agent."}, ofAny, func(a about) string {
 		return a.f.Message
 	}},
+	{Rule{CodeAttachmentUnread, "An attachment of a message sent was not read: missing, empty, or refused."}, ofAny, func(a about) string {
+		return a.f.Message
+	}},
 	{Rule{CodeRedacted, "Credentials were replaced by [REDACTED:rule] before the text was sent."}, ofAny, func(a about) string {
 		return a.f.Message
 	}},

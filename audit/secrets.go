@@ -8,6 +8,8 @@ import (
 	"sync"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/goroutine"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/secrets"
@@ -32,6 +34,29 @@ func redactionFindings(m *manifest.Manifest) []Finding {
 			msg += " in " + r.Where
 		}
 		out = append(out, Finding{SourceID: r.ID, Code: CodeRedacted, Severity: Info, RelatedID: secrets.Rules(r.Secrets), Message: msg})
+	}
+	return out
+}
+
+// CodeAttachmentUnread: an attachment of a message sent whose content was
+// not read (manifest history.unread_attachments): refused by the resolver
+// (a key that leads out of the attachments directory, a special file) is
+// a warning, missing or empty is info. RelatedID is the key.
+const CodeAttachmentUnread Code = "attachment_unread"
+
+// attachmentFindings reports the unread attachments of m's history.
+func attachmentFindings(m *manifest.Manifest) []Finding {
+	if m.History == nil {
+		return nil
+	}
+	var out []Finding
+	for _, a := range m.History.Unread {
+		sev, why := Info, string(a.Status)
+		if a.Status == history.AttachmentError {
+			sev, why = Warning, "not read: "+a.Error
+		}
+		msg := "attachment " + display.Path(a.Name, "") + " of message " + display.Path(a.MessageID, "") + " (" + display.Path(a.Key, "") + "): " + display.Path(why, "")
+		out = append(out, Finding{SourceID: historyID, Code: CodeAttachmentUnread, Severity: sev, RelatedID: a.Key, Message: msg})
 	}
 	return out
 }

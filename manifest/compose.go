@@ -326,6 +326,20 @@ func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions, est 
 		Dropped:      dropped,
 		Stubbed:      stubbed,
 		Hash:         measure.Hash([]byte(text)),
+		Unread:       unreadAttachments(rep),
 		redactions:   historyRedactions(rep),
 	}, text, nil
+}
+
+// unreadAttachments lists the attachments of rep that are missing, empty
+// or failed.
+func unreadAttachments(rep history.Report) []UnreadAttachment {
+	var out []UnreadAttachment
+	for _, a := range rep.Attachments {
+		switch a.Status {
+		case history.AttachmentMissing, history.AttachmentEmpty, history.AttachmentError:
+			out = append(out, UnreadAttachment{MessageID: a.MessageID, Name: a.Name, Key: a.Key, Status: a.Status, Error: a.Error})
+		}
+	}
+	return out
 }

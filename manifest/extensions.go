@@ -139,8 +139,22 @@ type History struct {
 	Stubbed      int                        `json:"stubbed"`
 	// Hash is the BLAKE3 of the rendered section text.
 	Hash string `json:"hash"`
+	// Unread lists the attachments of the messages sent whose content
+	// could not be read: missing, empty, or refused by the resolver (a
+	// key that leads out of the attachments directory, a special file);
+	// absent when every one was read.
+	Unread []UnreadAttachment `json:"unread_attachments,omitempty"`
 
 	redactions []Redaction // what HistoryOptions.Options.Redact replaced
+}
+
+// UnreadAttachment is an attachment whose content was not sent.
+type UnreadAttachment struct {
+	MessageID string                   `json:"message_id"`
+	Name      string                   `json:"name"`
+	Key       string                   `json:"key"`
+	Status    history.AttachmentStatus `json:"status"`
+	Error     string                   `json:"error,omitempty"`
 }
 
 // NewSection measures text and returns it as a section (est nil uses

@@ -215,6 +215,7 @@ func (s *Scanner) Scan(ctx context.Context, name, text string) ([]Finding, error
 		seen[key] = true
 		out = append(out, f)
 	}
+	out = append(out, s.partialKeys(name, text, starts, out)...)
 	sort.SliceStable(out, func(i, j int) bool {
 		if out[i].Start != out[j].Start {
 			return out[i].Start < out[j].Start
@@ -223,6 +224,66 @@ func (s *Scanner) Scan(ctx context.Context, name, text string) ([]Finding, error
 	})
 	return out, nil
 }
+
+// pemBegin is the header of a PEM private key, as gitleaks' private-key
+// rule starts.
+var pemBegin = regexp.MustCompile(`(?i)-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----`)
+
+// pemMaterial is a line of a PEM body: base64 characters, or a header such
+// as "Proc-Type: 4,ENCRYPTED".
+var pemMaterial = regexp.MustCompile(`^(?:[A-Za-z0-9+/=]{16,}|[A-Za-z-]+: .*)\r?$`)
+
+// partialKeys finds private keys that the rules miss because their end was
+// cut (a budget that keeps the first lines of a file, a cut view): a PEM
+// header followed by at least one line of key material, where no
+// private-key finding already covers it. The range runs from the header to
+// the end of the material.
+func (s *Scanner) partialKeys(name, text string, starts []int, found []Finding) []Finding {
+	var out []Finding
+	for _, m := range pemBegin.FindAllStringIndex(text, -1) {
+		covered := false
+		for _, f := range found {
+			if f.Rule == partialKeyRule && f.Start <= m[0] && m[0] < f.End {
+				covered = true
+			}
+		}
+		if covered {
+			continue
+		}
+		end, lines := m[1], 0
+		rest := text[m[1]:]
+		rest = strings.TrimPrefix(strings.TrimPrefix(rest, "\r"), "\n")
+		at := len(text) - len(rest)
+		for rest != "" {
+			line, next, _ := strings.Cut(rest, "\n")
+			if !pemMaterial.MatchString(line) {
+				break
+			}
+			at += len(line)
+			end, lines = at, lines+1
+			if next == "" && !strings.Contains(rest, "\n") {
+				break
+			}
+			at++
+			rest = next
+		}
+		if lines == 0 {
+			continue
+		}
+		f := Finding{Rule: partialKeyRule, Description: "Identified the start of a private key, cut before its end.", Start: m[0], End: end}
+		f.Line, f.Column = position(text, starts, f.Start)
+		if s.allowed(f, name, text[f.Start:f.End]) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// partialKeyRule is the rule id of a private key cut before its end: the
+// id of gitleaks' rule for whole keys, so that an allowlist of the rule
+// covers both.
+const partialKeyRule = "private-key"
 
 // Redact scans text as [Scanner.Scan] does and returns it with every
 // secret replaced (see [Redact]), and the findings.

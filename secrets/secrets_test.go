@@ -317,3 +317,35 @@ func FuzzRedact(f *testing.F) {
 		}
 	})
 }
+
+// A private key cut before its end (a budget that keeps the first lines of
+// the file) is still a private key.
+func TestPartialPrivateKey(t *testing.T) {
+	key := fixture(t)[strings.Index(fixture(t), "-----BEGIN"):]
+	lines := strings.SplitAfter(key, "\n")
+	s := scanner(t, Options{})
+	for _, keep := range []int{2, 5, 10} {
+		text := "# notes\n" + strings.Join(lines[:keep], "")
+		found, err := s.Scan(context.Background(), "x.md", text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(found) != 1 || found[0].Rule != "private-key" || found[0].Line != 2 {
+			t.Fatalf("%d lines of a key: %+v", keep, found)
+		}
+		red := Redact(text, found)
+		if strings.Contains(red, "WQ6DD") || !strings.HasPrefix(red, "# notes\n[REDACTED:private-key]") {
+			t.Errorf("%d lines: redacted %q", keep, red)
+		}
+	}
+	// a header alone, or followed by prose, is no key
+	for _, text := range []string{"-----BEGIN RSA PRIVATE KEY-----\n", "-----BEGIN PRIVATE KEY-----\nis how a PEM key starts.\n"} {
+		if found, _ := s.Scan(context.Background(), "x.md", text); len(found) != 0 {
+			t.Errorf("%q: %+v", text, found)
+		}
+	}
+	// a whole key is found once
+	if found, _ := s.Scan(context.Background(), "x.md", key); len(found) != 1 {
+		t.Errorf("a whole key: %d findings", len(found))
+	}
+}

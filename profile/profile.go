@@ -191,6 +191,11 @@ type File struct {
 	// Blank is true for a file of white space only: the agent gains
 	// nothing from it (Codex skips it).
 	Blank bool
+	// Unreadable says why the file could not be read (a FIFO or device
+	// where the agent looks for its memory, a file over the size limit);
+	// "" when it was read. It is listed all the same, and the manifest
+	// records it as unreadable.
+	Unreadable string
 
 	rule string // the id of the rule that loads it
 }
@@ -356,11 +361,13 @@ func (l *loader) read(p string) ([]byte, error) {
 	return b, nil
 }
 
-// exists reports whether p names a file (or a link to one) that can be
-// loaded.
+// exists reports whether p names a file (or a link to one): a regular file,
+// or a special one (a FIFO, a device), which is listed so that the
+// manifest records it as unreadable rather than passing over what the
+// agent would try to load. A directory is not a file.
 func exists(p string) bool {
 	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
+	return err == nil && !st.IsDir()
 }
 
 func canonical(p string) string {
@@ -378,10 +385,14 @@ func (l *loader) add(f File) bool {
 		return false
 	}
 	b, err := l.read(f.Path)
+	l.seen[c] = true
 	if err != nil {
+		// listed, so that the manifest records what the agent would try
+		// to load; nothing is loaded from it
+		f.Unreadable = fileio.Describe(err)
+		l.chain.Files = append(l.chain.Files, f)
 		return false
 	}
-	l.seen[c] = true
 	f.Size, f.Loaded = len(b), len(b)
 	f.Blank = strings.TrimSpace(string(b)) == ""
 	l.chain.Files = append(l.chain.Files, f)
@@ -433,11 +444,11 @@ func (l *loader) apply(r rule) error {
 			for _, p := range paths {
 				f := File{Path: p, Rule: r.text, Label: r.label, Evidence: r.evidence, Scope: scopeOf(r.where, dir), rule: r.id}
 				if e.meta != nil {
-					b, err := l.read(p)
-					if err != nil {
-						continue
+					// an unreadable file keeps no condition: it is listed,
+					// and the manifest records it as unreadable
+					if b, err := l.read(p); err == nil {
+						f.Condition = e.meta(frontmatter(b))
 					}
-					f.Condition = e.meta(frontmatter(b))
 				}
 				if r.lazy {
 					rel, err := filepath.Rel(l.o.Dir, dir)

@@ -14,6 +14,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/text"
 
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/gitignore"
 )
 
@@ -812,12 +813,14 @@ func (l *loader) limits() error {
 		remaining := l.o.CodexMaxBytes
 		for i := range l.chain.Files {
 			f := &l.chain.Files[i]
-			if f.rule != "codex/project" {
-				continue
+			if f.rule != "codex/project" || f.Unreadable != "" {
+				continue // an unreadable file loads nothing
 			}
 			b, err := l.read(f.Path)
 			if err != nil {
-				return err
+				// changed since it was listed (a file swapped for a FIFO)
+				f.Unreadable = fileio.Describe(err)
+				continue
 			}
 			switch take := min(int64(len(b)), max(remaining, 0)); {
 			case f.Blank:

@@ -59,6 +59,27 @@ func CheckSlices(ctx context.Context, opts Options) (*SliceCheck, error) {
 	return r, nil
 }
 
+// Problems says what the check found, for people, "" for what it did not
+// find: orphaned is "1 orphaned slice; re-pin it with 'ctx slice add'" and
+// moved "2 slices moved; re-pin them with 'ctx slice add' to update their
+// ranges".
+func (r *SliceCheck) Problems() (orphaned, moved string) {
+	it := func(n int, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	}
+	if r.Orphaned > 0 {
+		orphaned = plural(r.Orphaned, "orphaned slice", "orphaned slices") + "; re-pin " + it(r.Orphaned, "it", "them") + " with 'ctx slice add'"
+	}
+	if r.Moved > 0 {
+		moved = plural(r.Moved, "slice moved", "slices moved") + "; re-pin " + it(r.Moved, "it", "them") +
+			" with 'ctx slice add' to update " + it(r.Moved, "its range", "their ranges")
+	}
+	return orphaned, moved
+}
+
 // WriteTable writes the check as `ctx slice check` prints it: file, tag,
 // recorded lines, lines now and resolution, a row per slice (one row for a
 // file that could not be read); "no custom slices" when there are none.

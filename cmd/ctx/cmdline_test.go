@@ -52,7 +52,7 @@ func TestNormalizeArgs(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	names := []string{"format", "stdout", "max-tokens", "max-file-tokens", "C", "project-dir", "preset"}
+	names := []string{"format", "stdout", "max-tokens", "max-file-tokens", "C", "project-dir", "preset", "focus", "view"}
 	for _, tc := range []struct {
 		typed string
 		want  []string
@@ -63,7 +63,10 @@ func TestSuggest(t *testing.T) {
 		{"max-tokns", []string{"max-tokens"}},
 		{"max", []string{"max-tokens", "max-file-tokens"}},
 		{"pre", []string{"preset"}},
-		{"bogus", nil},
+		{"bogus", nil}, // focus is two edits away: too far for five letters
+		{"viwe", []string{"view"}},
+		{"vue", nil},
+		{"mx-file-tokns", []string{"max-file-tokens"}},
 		{"c", nil},
 		{"x", nil},
 		{"std", []string{"stdout"}},

@@ -84,7 +84,7 @@ files (--quiet turns it off).
 Examples:
    ctx aggregate
    ctx aggregate --stdout 'src/**/*.py' README.md
-   ctx aggregate --changed=main --stdout          # files changed against main
+   ctx aggregate --changed=main --stdout   # files changed against main
    ctx aggregate --ignore 'docs/' --stdout
    ctx aggregate --view skeleton --stdout 'src/**/*.go'
    ctx aggregate --focus app.py --stdout
@@ -93,7 +93,7 @@ Examples:
 			&cli.BoolFlag{Name: "stdout", Usage: "print the markdown instead of writing a file"},
 			&cli.BoolFlag{Name: "no-history", Usage: "leave out the Discussion History of [discussion] (the static, cacheable prefix)"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT`: markdown, or json to print the items instead"},
-			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, none or custom (masked needs a mask, which only ctx.toml gives)"},
+			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments, or of the whole project when it is packed (no arguments, no [files] paths): full, summary, skeleton, outline, none or custom; not masked, whose mask only a [files] entry gives"},
 			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize, full or tier3 (default: [files] strategy, else auto)"},
 			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by entry, relative path, base name or absolute path (repeatable)"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: no limit, as in every command; default: [files] max_tokens, else no limit)"},

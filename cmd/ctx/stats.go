@@ -9,10 +9,12 @@ import (
 func statsCommands(e *env) []*cli.Command {
 	return []*cli.Command{{
 		Name:      "stats",
-		Usage:     "count lines, symbols, bytes and tokens per directory and per file of [files]",
+		Usage:     "count lines, symbols, bytes and tokens per directory and file of [files], or of the project",
 		ArgsUsage: "[PATH|GLOB...]",
 		Description: `Resolves the files like ctx aggregate (paths and globs given as arguments
-replace the [files] paths) and prints a row per directory with the totals
+replace the [files] paths; without either it measures the whole project
+directory, as ctx aggregate packs it, with .gitignore and the default
+ignore list) and prints a row per directory with the totals
 of everything below it, then the directory's own files, and last the
 total of all files. Symbols are the declarations the tree-sitter views
 find (0 for other languages); tokens are counted as in the manifest

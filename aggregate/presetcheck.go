@@ -17,7 +17,7 @@ type FilesCheck struct {
 }
 
 // CheckFiles resolves files as [Run] would under opts (BaseDir, Ignore,
-// SkipDirs), reads none of them, and says how many files they name and
+// the ignore lists, SkipDirs), reads none of them, and says how many files they name and
 // which entries name nothing: what a preset's files come to in a project.
 func CheckFiles(ctx context.Context, opts Options, files []FileItem) (FilesCheck, error) {
 	var fc FilesCheck
@@ -25,7 +25,7 @@ func CheckFiles(ctx context.Context, opts Options, files []FileItem) (FilesCheck
 	if err != nil {
 		return fc, err
 	}
-	r := &resolver{base: o.BaseDir, ign: o.Ignore, skip: o.skipSet()}
+	r := newResolver(o, o.BaseDir, o.Ignore)
 	seen := map[string]bool{}
 	for _, e := range files {
 		ts, err := r.resolve(ctx, e)

@@ -1,6 +1,7 @@
 package aggregate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
@@ -45,7 +46,6 @@ type resolver struct {
 	only  map[string]bool // when set, keep only these files (see [Changes])
 	// resolved holds the host paths that the entries resolved to
 	resolved map[string]int
-	notes    int // paths the default patterns left out, with repeats
 }
 
 // newResolver returns the resolver of o's entries below base, with the
@@ -176,13 +176,16 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		if d, ok := r.skipDir(r.abs(base)); ok {
 			return errT(pat, "no files matched: "+mdtext.Escape(pat)+" (globs never enter "+r.label(d)+", the output directory)"), nil
 		}
-		before := r.notes
 		files, err := r.walk(ctx, r.abs(base), pattern)
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return errT(pat, "no files matched: "+mdtext.Escape(pat)+r.leftOut(before)), nil
+			why, err := r.leftOut(ctx, r.abs(base), pattern)
+			if err != nil {
+				return nil, err
+			}
+			return errT(pat, "no files matched: "+mdtext.Escape(pat)+why), nil
 		}
 		return r.targets(e, files, false), nil
 	}
@@ -201,13 +204,16 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		if d, ok := r.skipDir(abs); ok {
 			return errT(label, "no files matched: "+mdtext.Escape(label)+" (directory walks never enter "+r.label(d)+", the output directory)"), nil
 		}
-		before := r.notes
 		files, err := r.walk(ctx, abs, "**")
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return errT(label, "no files matched: "+mdtext.Escape(label)+r.leftOut(before)), nil
+			why, err := r.leftOut(ctx, abs, "**")
+			if err != nil {
+				return nil, err
+			}
+			return errT(label, "no files matched: "+mdtext.Escape(label)+why), nil
 		}
 		return r.targets(e, files, false), nil
 	}
@@ -235,20 +241,16 @@ func (r *resolver) targets(e FileItem, files []string, explicit bool) []target {
 // what the ignorer ignores, and does not follow symbolic links to
 // directories. A missing root yields nothing.
 func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, error) {
+	return r.traverse(ctx, root, pattern, true, -1)
+}
+
+// traverse is walk, with the ignore rules (git's, the default list and the
+// caller's patterns) applied when apply is set, and stopping after limit
+// files (limit < 0: no limit).
+func (r *resolver) traverse(ctx context.Context, root, pattern string, apply bool, limit int) ([]string, error) {
 	maxDepth := -1 // unbounded
 	if !strings.Contains(pattern, "**") {
 		maxDepth = strings.Count(pattern, "/") + 1
-	}
-	// a walk of a directory that the ignore patterns leave out (named
-	// explicitly, or as a glob's base) takes what is below it; the
-	// patterns apply to the paths below the base directory
-	rules := r.rules
-	if r.excludedDir(root) {
-		rules = nil
-	}
-	parts := func(p string) []string {
-		ps, _ := splitRel(r.base, p)
-		return ps
 	}
 	var files []string
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
@@ -270,15 +272,17 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if d.Name() == ".git" || r.skip[p] || r.ign.Ignored(p, true) {
+			if d.Name() == ".git" || r.skip[p] || (apply && r.gitIgnored(root, p, true)) {
 				return filepath.SkipDir
 			}
 			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {
 				return filepath.SkipDir
 			}
-			if ex, ru := rules.match(parts(p), true); ex {
-				r.note(p, true, ru)
-				return filepath.SkipDir
+			if apply {
+				if ex, ru := r.rules.match(r.parts(p), true); ex {
+					r.note(p, true, ru)
+					return filepath.SkipDir
+				}
 			}
 			return nil
 		}
@@ -290,14 +294,19 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 		} else if !d.Type().IsRegular() {
 			return nil
 		}
-		if IsHistoryFile(d.Name()) || !doublestar.MatchUnvalidated(pattern, rel) || r.ign.Ignored(p, false) {
+		if IsHistoryFile(d.Name()) || !doublestar.MatchUnvalidated(pattern, rel) || (apply && r.gitIgnored(root, p, false)) {
 			return nil
 		}
-		if ex, ru := rules.match(parts(p), false); ex {
-			r.note(p, false, ru)
-			return nil
+		if apply {
+			if ex, ru := r.rules.match(r.parts(p), false); ex {
+				r.note(p, false, ru)
+				return nil
+			}
 		}
 		files = append(files, p)
+		if len(files) == limit {
+			return filepath.SkipAll
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -310,35 +319,121 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 	return files, nil
 }
 
-// excludedDir reports whether the ignore patterns leave out dir or one of
-// its parents below the base directory.
-func (r *resolver) excludedDir(dir string) bool {
-	ps, ok := splitRel(r.base, dir)
-	if !ok || ps[0] == ".." {
-		return false
+// gitIgnored reports whether the repository rules leave p out of a walk of
+// root. A walk of a directory that git ignores (named explicitly, or a
+// glob's base) reads it: git's rules apply below root, never to root or
+// its parents.
+func (r *resolver) gitIgnored(root, p string, isDir bool) bool {
+	if g, ok := r.ign.(*GitIgnore); ok {
+		return g.whyBelow(root, p, isDir) != nil
 	}
-	for i := 1; i <= len(ps); i++ {
-		if ex, _ := r.rules.match(ps[:i], true); ex {
-			return true
-		}
-	}
-	return false
+	return r.ign.Ignored(p, isDir)
 }
 
-// leftOut says, for an entry that matched nothing, that the default
-// ignore list left out what it would have matched (notes since before);
-// "" when it did not.
-func (r *resolver) leftOut(before int) string {
-	if r.notes == before {
-		return ""
+// parts is p relative to the base directory, split at slashes.
+func (r *resolver) parts(p string) []string {
+	ps, _ := splitRel(r.base, p)
+	return ps
+}
+
+// maxExplained bounds the files that leftOut looks at.
+const maxExplained = 50
+
+// leftOut says, for an entry below root that matched nothing, what left
+// out the files it would have matched: it walks root again without the
+// ignore rules (stopping at maxExplained files) and names, for each file,
+// the first rule of the walk that leaves it or a directory above it out:
+// the default ignore list, the caller's ignore patterns (naming the first
+// one), git (naming the first pattern, ".gitignore:3 /versions") or the
+// caller's Ignorer. "" when nothing would have matched.
+func (r *resolver) leftOut(ctx context.Context, root, pattern string) (string, error) {
+	files, err := r.traverse(ctx, root, pattern, false, maxExplained)
+	if err != nil || len(files) == 0 {
+		return "", err
 	}
-	return " (the default ignores left out what it matched)"
+	var defaults bool
+	var user, git, other string
+	for _, f := range files {
+		switch kind, what := r.why(root, f); kind {
+		case whyDefault:
+			defaults = true
+		case whyPattern:
+			user = cmp.Or(user, what)
+		case whyGit:
+			git = cmp.Or(git, what)
+		case whyOther:
+			other = "the ignore rules"
+		}
+	}
+	var kinds, details []string
+	if defaults {
+		kinds = append(kinds, "the default ignores")
+	}
+	if user != "" {
+		kinds = append(kinds, "the ignore patterns")
+		details = append(details, mdtext.Escape(user))
+	}
+	if git != "" {
+		kinds = append(kinds, "git")
+		details = append(details, mdtext.Escape(git))
+	}
+	if other != "" {
+		kinds = append(kinds, other)
+	}
+	switch {
+	case len(kinds) == 0:
+		return "", nil
+	case len(kinds) == 1 && git != "":
+		return " (git ignores what it matched: " + details[0] + "; --no-gitignore reads it)", nil
+	case len(details) == 0:
+		return " (" + strings.Join(kinds, " and ") + " left out what it matched)", nil
+	}
+	return " (" + strings.Join(kinds, " and ") + " left out what it matched: " + strings.Join(details, ", ") + ")", nil
+}
+
+// What left a file out of a walk (see why).
+const (
+	whyNone = iota
+	whyDefault
+	whyPattern
+	whyGit
+	whyOther
+)
+
+// why returns what leaves f out of a walk of root, checking each directory
+// between them and then f in the walk's order (git's rules, then the
+// ignore patterns), and the rule: a pattern of the caller's, or git's as
+// ".gitignore:3 /versions".
+func (r *resolver) why(root, f string) (int, string) {
+	rel, err := filepath.Rel(root, f)
+	if err != nil {
+		return whyNone, ""
+	}
+	steps := strings.Split(rel, string(filepath.Separator))
+	p := root
+	for i, s := range steps {
+		p = filepath.Join(p, s)
+		isDir := i < len(steps)-1
+		if g, ok := r.ign.(*GitIgnore); ok {
+			if w := g.whyBelow(root, p, isDir); w != nil {
+				return whyGit, w.String()
+			}
+		} else if r.ign.Ignored(p, isDir) {
+			return whyOther, ""
+		}
+		if ex, ru := r.rules.match(r.parts(p), isDir); ex && ru != nil {
+			if ru.isDefault {
+				return whyDefault, ru.text
+			}
+			return whyPattern, ru.text
+		}
+	}
+	return whyNone, ""
 }
 
 // note records a path that a default pattern left out.
 func (r *resolver) note(abs string, isDir bool, ru *rule) {
 	if ru != nil && ru.isDefault {
-		r.notes++
 		r.log.add(IgnoredPath{Path: r.label(abs), Dir: isDir, Pattern: ru.text, abs: abs})
 	}
 }

@@ -129,8 +129,14 @@ type Options struct {
 	// Engine renders the structural views; nil is [DefaultEngine].
 	Engine Engine
 	// Ignore decides what globs and walks skip; nil is git's rules
-	// ([NewGitIgnore] of BaseDir).
+	// ([NewGitIgnore] of BaseDir). A walk of a directory that git
+	// ignores, named explicitly or as a glob's base, reads it: git's rules
+	// apply below it.
 	Ignore Ignorer
+	// NoGitIgnore turns git's rules off (Ignore is then not used): for a
+	// tree inside a repository that ignores it (--no-gitignore, gitignore
+	// = false in [files]).
+	NoGitIgnore bool
 	// NoDefaultIgnores turns off the default ignore list ([DefaultIgnores]:
 	// lock files, .env files, private keys, dependency, build and cache
 	// directories), which globs and walks otherwise apply after Ignore. What
@@ -228,7 +234,10 @@ func (o Options) normalized() (Options, error) {
 	if o.Estimator == nil {
 		o.Estimator = measure.Default()
 	}
-	if o.Ignore == nil {
+	switch {
+	case o.NoGitIgnore:
+		o.Ignore = noIgnore{}
+	case o.Ignore == nil:
 		o.Ignore = NewGitIgnore(abs)
 	}
 	if o.Namespace == "" {

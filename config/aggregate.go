@@ -82,6 +82,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		o.MaxFileTokens = measure.MaxOf(f.MaxFileTokens)
 		o.IgnorePatterns = append([]string(nil), f.Ignore...)
 		o.NoDefaultIgnores = f.DefaultIgnores != nil && !*f.DefaultIgnores
+		o.NoGitIgnore = f.GitIgnore != nil && !*f.GitIgnore
 	}
 	o.ScreenshotBaseDir = o.BaseDir
 	if s := a.Screenshots; s != nil {

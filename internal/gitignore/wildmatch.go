@@ -47,11 +47,6 @@ func dowild(p, text string, pathname bool) int {
 				return wmNoMatch
 			}
 			continue
-		default:
-			if tch != pch {
-				return wmNoMatch
-			}
-			continue
 		case '?':
 			if pathname && tch == '/' {
 				return wmNoMatch
@@ -218,6 +213,11 @@ func dowild(p, text string, pathname bool) int {
 				}
 			}
 			if matched == negated || (pathname && tch == '/') {
+				return wmNoMatch
+			}
+			continue
+		default:
+			if tch != pch {
 				return wmNoMatch
 			}
 			continue

@@ -559,3 +559,45 @@ func TestHeaderLabelWithBacktick(t *testing.T) {
 		t.Errorf("degraded header %q", h)
 	}
 }
+
+// The [discussion] history file and its attachments directory are never
+// aggregated: globs and walks leave them out (a link to the history file
+// too), and naming the history file is an error item that says why.
+func TestHistoryFileNeverAggregated(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"h.json":        `["User: hi"]`,
+		"chat/files/a1": "attachment",
+		"chat/notes.md": "# notes\n",
+		"app.py":        "A = 1\n",
+		"other.json":    "{}",
+		"only/h2.json":  "[]",
+		"sub/keep.json": "{}",
+	})
+	if err := os.Symlink(filepath.Join(dir, "h.json"), filepath.Join(dir, "sub", "link.json")); err != nil {
+		t.Skip(err)
+	}
+	o := Options{BaseDir: dir, HistoryFile: filepath.Join(dir, "h.json"), AttachmentsDir: filepath.Join(dir, "chat", "files")}
+	o.Files = []FileItem{{Path: "."}}
+	if got := strings.Join(labels(build(t, o)), " "); got != "app.py chat/notes.md only/h2.json other.json sub/keep.json" {
+		t.Errorf("walk: %s", got)
+	}
+	o.Files = []FileItem{{Path: "**/*.json"}, {Path: "h.json"}, {Path: "chat/files"}}
+	items := build(t, o)
+	var got []string
+	for _, it := range items {
+		got = append(got, it.Path+": "+it.Error)
+	}
+	want := []string{
+		"only/h2.json: ", "other.json: ", "sub/keep.json: ",
+		"h.json: history files are never aggregated: h.json is the history file of [discussion], sent as the Discussion History",
+		"chat/files: no files matched: chat/files (directory walks never enter chat/files, the attachments directory of [discussion])",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("entries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	o.HistoryFile = filepath.Join(dir, "only", "h2.json")
+	o.Files = []FileItem{{Path: "only/*.json"}}
+	if items := build(t, o); len(items) != 1 || items[0].Error != "no files matched: only/*.json (the history file of [discussion] is never aggregated)" {
+		t.Errorf("only the history: %+v", items)
+	}
+}

@@ -40,10 +40,13 @@ type target struct {
 type resolver struct {
 	base  string // absolute, clean
 	ign   Ignorer
-	skip  map[string]bool // absolute, clean directories walks never enter
-	rules *ignoreRules    // the default and the caller's patterns
-	log   ignoredLog      // what the default patterns left out
-	only  map[string]bool // when set, keep only these files (see [Changes])
+	skip  map[string]string // absolute, clean directories walks never enter: what each is
+	rules *ignoreRules      // the default and the caller's patterns
+	// history holds the discussion history file (Options.HistoryFile),
+	// as given and with its links resolved
+	history map[string]bool
+	log     ignoredLog      // what the default patterns left out
+	only    map[string]bool // when set, keep only these files (see [Changes])
 	// resolved holds the host paths that the entries resolved to
 	resolved map[string]int
 }
@@ -51,8 +54,40 @@ type resolver struct {
 // newResolver returns the resolver of o's entries below base, with the
 // repository rules ign.
 func newResolver(o Options, base string, ign Ignorer) *resolver {
-	return &resolver{base: base, ign: ign, skip: o.skipSet(),
+	r := &resolver{base: base, ign: ign, skip: map[string]string{}, history: map[string]bool{},
 		rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns)}
+	for d := range o.skipSet() {
+		r.skip[d] = "the output directory"
+	}
+	if o.AttachmentsDir != "" {
+		r.skip[o.AttachmentsDir] = "the attachments directory of [discussion]"
+		if real, err := filepath.EvalSymlinks(o.AttachmentsDir); err == nil {
+			r.skip[real] = r.skip[o.AttachmentsDir]
+		}
+	}
+	if o.HistoryFile != "" {
+		r.history[o.HistoryFile] = true
+		if real, err := filepath.EvalSymlinks(o.HistoryFile); err == nil {
+			r.history[real] = true
+		}
+	}
+	return r
+}
+
+// isHistory reports whether abs is the discussion history file: its path,
+// or, for a symbolic link, where the link leads.
+func (r *resolver) isHistory(abs string, link bool) bool {
+	if len(r.history) == 0 {
+		return false
+	}
+	if r.history[abs] {
+		return true
+	}
+	if link {
+		real, err := filepath.EvalSymlinks(abs)
+		return err == nil && r.history[real]
+	}
+	return false
 }
 
 // ignored returns what the default ignore list left out of the walks,
@@ -78,11 +113,12 @@ func (r *resolver) ignored() []IgnoredPath {
 }
 
 // skipDir returns the directory that walks never enter (the output
-// directory, Options.SkipDirs) holding abs or equal to it.
+// directory, Options.SkipDirs, the attachments directory) holding abs or
+// equal to it, as "out, the output directory".
 func (r *resolver) skipDir(abs string) (string, bool) {
 	for d := abs; ; {
-		if r.skip[d] {
-			return d, true
+		if what, ok := r.skip[d]; ok {
+			return mdtext.Escape(r.label(d)) + ", " + what, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -174,7 +210,7 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 			return errT(pat, "invalid glob: "+mdtext.Escape(pat)), nil
 		}
 		if d, ok := r.skipDir(r.abs(base)); ok {
-			return errT(pat, "no files matched: "+mdtext.Escape(pat)+" (globs never enter "+r.label(d)+", the output directory)"), nil
+			return errT(pat, "no files matched: "+mdtext.Escape(pat)+" (globs never enter "+d+")"), nil
 		}
 		files, err := r.walk(ctx, r.abs(base), pattern)
 		if err != nil {
@@ -194,6 +230,9 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 	if IsHistoryFile(abs) {
 		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)), nil
 	}
+	if r.isHistory(abs, true) {
+		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)+" is the history file of [discussion], sent as the Discussion History"), nil
+	}
 	st, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -202,7 +241,7 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		return errT(label, "cannot read "+mdtext.Escape(label)+": "+fileio.Cause(err).Error()), nil
 	case st.IsDir():
 		if d, ok := r.skipDir(abs); ok {
-			return errT(label, "no files matched: "+mdtext.Escape(label)+" (directory walks never enter "+r.label(d)+", the output directory)"), nil
+			return errT(label, "no files matched: "+mdtext.Escape(label)+" (directory walks never enter "+d+")"), nil
 		}
 		files, err := r.walk(ctx, abs, "**")
 		if err != nil {
@@ -272,7 +311,7 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if d.Name() == ".git" || r.skip[p] || (apply && r.gitIgnored(root, p, true)) {
+			if _, skip := r.skip[p]; skip || d.Name() == ".git" || (apply && r.gitIgnored(root, p, true)) {
 				return filepath.SkipDir
 			}
 			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {
@@ -286,7 +325,8 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 			}
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
+		link := d.Type()&fs.ModeSymlink != 0
+		if link {
 			st, err := os.Stat(p)
 			if err != nil || st.IsDir() {
 				return nil
@@ -294,7 +334,10 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 		} else if !d.Type().IsRegular() {
 			return nil
 		}
-		if IsHistoryFile(d.Name()) || !doublestar.MatchUnvalidated(pattern, rel) || (apply && r.gitIgnored(root, p, false)) {
+		if IsHistoryFile(d.Name()) || !doublestar.MatchUnvalidated(pattern, rel) {
+			return nil
+		}
+		if apply && (r.isHistory(p, link) || r.gitIgnored(root, p, false)) {
 			return nil
 		}
 		if apply {
@@ -351,10 +394,12 @@ func (r *resolver) leftOut(ctx context.Context, root, pattern string) (string, e
 	if err != nil || len(files) == 0 {
 		return "", err
 	}
-	var defaults bool
+	var defaults, history bool
 	var user, git, other string
 	for _, f := range files {
 		switch kind, what := r.why(root, f); kind {
+		case whyHistory:
+			history = true
 		case whyDefault:
 			defaults = true
 		case whyPattern:
@@ -366,6 +411,9 @@ func (r *resolver) leftOut(ctx context.Context, root, pattern string) (string, e
 		}
 	}
 	var kinds, details []string
+	if history && !defaults && user == "" && git == "" && other == "" {
+		return " (the history file of [discussion] is never aggregated)", nil
+	}
 	if defaults {
 		kinds = append(kinds, "the default ignores")
 	}
@@ -398,6 +446,7 @@ const (
 	whyPattern
 	whyGit
 	whyOther
+	whyHistory
 )
 
 // why returns what leaves f out of a walk of root, checking each directory
@@ -408,6 +457,9 @@ func (r *resolver) why(root, f string) (int, string) {
 	rel, err := filepath.Rel(root, f)
 	if err != nil {
 		return whyNone, ""
+	}
+	if r.isHistory(f, true) {
+		return whyHistory, ""
 	}
 	steps := strings.Split(rel, string(filepath.Separator))
 	p := root

@@ -156,6 +156,13 @@ type Options struct {
 	// even when the caller then clears OutputDir (--stdout), so earlier
 	// outputs never feed back into a run.
 	SkipDirs []string
+	// HistoryFile is the discussion history file ([discussion] history)
+	// and AttachmentsDir its attachments directory: like history.toml they
+	// are never aggregated (they are sent as the Discussion History). Globs
+	// and walks leave the file out and never enter the directory, and an
+	// entry naming the history file is an error item.
+	HistoryFile    string
+	AttachmentsDir string
 	// Progress, when set, is called after each file with the number done
 	// and the total, from any goroutine, one call at a time.
 	Progress func(done, total int)
@@ -256,6 +263,13 @@ func (o Options) normalized() (Options, error) {
 	for _, d := range skip {
 		if d, err := filepath.Abs(d); err == nil {
 			o.SkipDirs = append(o.SkipDirs, d)
+		}
+	}
+	for _, p := range []*string{&o.HistoryFile, &o.AttachmentsDir} {
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return o, fmt.Errorf("failed to resolve %s: %w", *p, err)
+			}
 		}
 	}
 	return o, nil

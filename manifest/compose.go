@@ -73,6 +73,11 @@ func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure
 		skip[i] = inProject(m.ProjectDir, d)
 	}
 	o.SkipDirs = skip
+	for _, p := range []*string{&o.HistoryFile, &o.AttachmentsDir} {
+		if *p != "" {
+			*p = inProject(m.ProjectDir, *p)
+		}
+	}
 	if o.OutputDir != "" {
 		// earlier outputs must not feed back into the section
 		o.SkipDirs = append(append([]string(nil), o.SkipDirs...), o.OutputDir)

@@ -215,6 +215,36 @@ func TestOutputDirAsBase(t *testing.T) {
 	}
 }
 
+// An output directory that holds the base directory (output_dir = ".")
+// is walked: only the numbered outputs directly in it are left out.
+func TestOutputDirHoldsBase(t *testing.T) {
+	dir := tree(t, map[string]string{"a.md": "# A\n", "p_001.md": "## Files\n", "p_notes.md": "n\n", "sub/p_002.md": "x\n", "sub/b.md": "b\n"})
+	for _, out := range []string{dir, filepath.Dir(dir)} {
+		got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "."}}, SkipDirs: []string{out}, Namespace: "p"}))
+		if want := "a.md p_notes.md sub/b.md sub/p_002.md"; strings.Join(got, " ") != want && out == dir {
+			t.Errorf("output dir %s: %v", out, got)
+		}
+		if want := "a.md p_001.md p_notes.md sub/b.md sub/p_002.md"; strings.Join(got, " ") != want && out != dir {
+			t.Errorf("output dir %s: %v", out, got)
+		}
+	}
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "*_001.md"}}, SkipDirs: []string{dir}, Namespace: "p"})
+	if len(items) != 1 || items[0].Error != "no files matched: *_001.md (earlier outputs are never aggregated: p_001.md)" {
+		t.Errorf("only outputs: %+v", items)
+	}
+	// Run writes into the base directory and does not read the outputs
+	// back
+	for i := 0; i < 2; i++ {
+		res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "*.md"}}, OutputDir: dir, Namespace: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(labels(res.Items), " "); got != "a.md p_notes.md" {
+			t.Errorf("run %d: %s", i, got)
+		}
+	}
+}
+
 // Options.Changed keeps the changed files of the selection; entries that
 // match nothing stay as errors.
 func TestChangedFilter(t *testing.T) {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -45,6 +46,10 @@ type resolver struct {
 	// history holds the discussion history file (Options.HistoryFile),
 	// as given and with its links resolved
 	history map[string]bool
+	// outputs are the output directories that hold the base directory
+	// (output_dir = "."): walks enter them, leaving out only the numbered
+	// outputs directly in them (OutputName), whose pattern this is
+	outputs map[string]*regexp.Regexp
 	log     ignoredLog      // what the default patterns left out
 	only    map[string]bool // when set, keep only these files (see [Changes])
 	// resolved holds the host paths that the entries resolved to
@@ -55,8 +60,14 @@ type resolver struct {
 // repository rules ign.
 func newResolver(o Options, base string, ign Ignorer) *resolver {
 	r := &resolver{base: base, ign: ign, skip: map[string]string{}, history: map[string]bool{},
-		rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns)}
+		outputs: map[string]*regexp.Regexp{}, rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns)}
 	for d := range o.skipSet() {
+		if rel, err := filepath.Rel(d, base); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			// the output directory holds the base directory: skipping it
+			// would leave nothing, so only the outputs are left out
+			r.outputs[d] = outputPattern(o.Namespace)
+			continue
+		}
 		r.skip[d] = "the output directory"
 	}
 	if o.AttachmentsDir != "" {
@@ -72,6 +83,18 @@ func newResolver(o Options, base string, ign Ignorer) *resolver {
 		}
 	}
 	return r
+}
+
+// outputPattern matches the names of the numbered outputs of namespace.
+func outputPattern(namespace string) *regexp.Regexp {
+	return regexp.MustCompile(`^` + regexp.QuoteMeta(namespace) + `_\d+\.md$`)
+}
+
+// isOutput reports whether abs is a numbered output directly in an
+// output directory that holds the base directory.
+func (r *resolver) isOutput(abs string) bool {
+	re, ok := r.outputs[filepath.Dir(abs)]
+	return ok && re.MatchString(filepath.Base(abs))
 }
 
 // isHistory reports whether abs is the discussion history file: its path,
@@ -337,7 +360,7 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 		if IsHistoryFile(d.Name()) || !doublestar.MatchUnvalidated(pattern, rel) {
 			return nil
 		}
-		if apply && (r.isHistory(p, link) || r.gitIgnored(root, p, false)) {
+		if apply && (r.isOutput(p) || r.isHistory(p, link) || r.gitIgnored(root, p, false)) {
 			return nil
 		}
 		if apply {
@@ -395,9 +418,11 @@ func (r *resolver) leftOut(ctx context.Context, root, pattern string) (string, e
 		return "", err
 	}
 	var defaults, history bool
-	var user, git, other string
+	var user, git, other, outputs string
 	for _, f := range files {
 		switch kind, what := r.why(root, f); kind {
+		case whyOutput:
+			outputs = cmp.Or(outputs, what)
 		case whyHistory:
 			history = true
 		case whyDefault:
@@ -411,8 +436,13 @@ func (r *resolver) leftOut(ctx context.Context, root, pattern string) (string, e
 		}
 	}
 	var kinds, details []string
-	if history && !defaults && user == "" && git == "" && other == "" {
-		return " (the history file of [discussion] is never aggregated)", nil
+	if !defaults && user == "" && git == "" && other == "" {
+		switch {
+		case outputs != "":
+			return " (earlier outputs are never aggregated: " + mdtext.Escape(outputs) + ")", nil
+		case history:
+			return " (the history file of [discussion] is never aggregated)", nil
+		}
 	}
 	if defaults {
 		kinds = append(kinds, "the default ignores")
@@ -447,6 +477,7 @@ const (
 	whyGit
 	whyOther
 	whyHistory
+	whyOutput
 )
 
 // why returns what leaves f out of a walk of root, checking each directory
@@ -460,6 +491,9 @@ func (r *resolver) why(root, f string) (int, string) {
 	}
 	if r.isHistory(f, true) {
 		return whyHistory, ""
+	}
+	if r.isOutput(f) {
+		return whyOutput, r.label(f)
 	}
 	steps := strings.Split(rel, string(filepath.Separator))
 	p := root

@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
 // FilesCheck is what a list of entries resolves to, without reading the
@@ -14,6 +16,16 @@ type FilesCheck struct {
 	// Missing are the entries, as written, that name nothing: a path that
 	// does not exist, or a glob or directory without a file to aggregate.
 	Missing []string `json:"missing,omitempty"`
+}
+
+// MissingText is Missing for people: the entries, escaped (control
+// characters as \n, \x1b), comma-separated.
+func (fc FilesCheck) MissingText() string {
+	names := make([]string, len(fc.Missing))
+	for i, m := range fc.Missing {
+		names[i] = mdtext.Escape(m)
+	}
+	return strings.Join(names, ", ")
 }
 
 // CheckFiles resolves files as [Run] would under opts (BaseDir, Ignore,

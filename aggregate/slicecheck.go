@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -90,8 +91,9 @@ func (r *SliceCheck) WriteTable(w io.Writer) error {
 	}
 	var rows [][]string
 	for _, it := range r.Items {
+		path := mdtext.Escape(it.Path)
 		if it.Error != "" {
-			rows = append(rows, []string{it.Path, "", "", "", "error: " + it.Error})
+			rows = append(rows, []string{path, "", "", "", "error: " + it.Error})
 			continue
 		}
 		for _, sl := range it.Slices {
@@ -103,7 +105,7 @@ func (r *SliceCheck) WriteTable(w io.Writer) error {
 			if sl.Orphaned() {
 				status += ": " + sl.Reason
 			}
-			rows = append(rows, []string{it.Path, sl.Tag, fmt.Sprintf("%d-%d", sl.OldStart, sl.OldEnd), now, status})
+			rows = append(rows, []string{path, mdtext.Escape(sl.Tag), fmt.Sprintf("%d-%d", sl.OldStart, sl.OldEnd), now, status})
 		}
 	}
 	return table.Write(w, []string{"file", "tag", "lines", "now", "resolution"}, rows)

@@ -168,7 +168,7 @@ func dirLabel(d string) string {
 	if d == "." {
 		return "./"
 	}
-	return d + "/"
+	return mdtext.Escape(d) + "/"
 }
 
 func num(n int) string { return display.Int(n) }
@@ -176,13 +176,13 @@ func num(n int) string { return display.Int(n) }
 // fileRow is a file's row: its numbers, or its error as the note.
 func fileRow(f FileStats, indent string) []string {
 	if f.Error != "" {
-		return []string{indent + f.Path, "", "", "", "", "", "error: " + f.Error}
+		return []string{indent + mdtext.Escape(f.Path), "", "", "", "", "", "error: " + f.Error}
 	}
 	note := ""
 	if f.Binary {
 		note = "binary"
 	}
-	return []string{indent + f.Path, "", num(f.Lines), num(f.Symbols), num(f.Bytes), num(f.Tokens), note}
+	return []string{indent + mdtext.Escape(f.Path), "", num(f.Lines), num(f.Symbols), num(f.Bytes), num(f.Tokens), note}
 }
 
 // totalRow is the last row: every file, and how many of the listed are
@@ -270,19 +270,20 @@ func treeText(root *StatsNode, threshold int) string {
 }
 
 func nodeLine(n *StatsNode) string {
+	name := mdtext.Escape(n.Name)
 	switch {
 	case n.Dir:
-		name := n.Name + "/"
+		name := name + "/"
 		if n.Path == "." {
 			name = "./"
 		}
 		return fmt.Sprintf("%s (%s, %s)", name, plural(n.Tokens, "token", "tokens"), plural(n.Files, "file", "files"))
 	case n.Error != "":
-		return n.Name + " (error: " + n.Error + ")"
+		return name + " (error: " + n.Error + ")"
 	case n.Binary:
-		return fmt.Sprintf("%s (binary, %s)", n.Name, plural(n.Bytes, "byte", "bytes"))
+		return fmt.Sprintf("%s (binary, %s)", name, plural(n.Bytes, "byte", "bytes"))
 	}
-	return fmt.Sprintf("%s (%s)", n.Name, plural(n.Tokens, "token", "tokens"))
+	return fmt.Sprintf("%s (%s)", name, plural(n.Tokens, "token", "tokens"))
 }
 
 func plural(n int, one, many string) string {

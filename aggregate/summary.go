@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -168,7 +169,7 @@ func (s Summary) Write(w io.Writer) error {
 	if len(s.Largest) > 1 {
 		parts := make([]string, len(s.Largest))
 		for i, f := range s.Largest {
-			parts[i] = f.Path + " " + display.Int(f.Tokens)
+			parts[i] = mdtext.Escape(f.Path) + " " + display.Int(f.Tokens)
 		}
 		line("largest: %s", strings.Join(parts, ", "))
 	}
@@ -176,7 +177,7 @@ func (s Summary) Write(w io.Writer) error {
 		n := min(len(s.ignored), summaryIgnored)
 		names := make([]string, n)
 		for i, p := range s.ignored[:n] {
-			names[i] = p.Shown()
+			names[i] = mdtext.Escape(p.Shown())
 		}
 		list := strings.Join(names, ", ")
 		if rest := len(s.ignored) - n; rest > 0 {

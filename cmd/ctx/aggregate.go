@@ -160,7 +160,7 @@ func aggregateOptions(c *cli.Context, args []string, allowView, pack bool) (aggr
 		if fc, err := aggregate.CheckFiles(c.Context, o, pr.Files); err != nil {
 			return o, err
 		} else if len(fc.Missing) > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: preset %s: not found in this project: %s\n", name, strings.Join(fc.Missing, ", "))
+			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: preset %s: not found in this project: %s\n", name, fc.MissingText())
 		}
 	}
 	var view aggregate.ViewMode
@@ -287,23 +287,9 @@ func (e *env) aggregate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var binary []string
-	for _, it := range res.Items {
-		e.itemWarnings(it)
-		if it.Status == aggregate.StatusBinary {
-			binary = append(binary, it.Path)
-		}
-	}
+	e.warnings(res.ItemWarnings())
 	e.redactionNote(res.RedactionSummary())
-	e.binaryWarning(binary)
-	for _, sh := range res.Screenshots {
-		if sh.Error != "" {
-			fmt.Fprintf(e.stderr, "ctx: warning: screenshot %s\n", sh.Error)
-		}
-	}
-	for _, f := range res.UnmatchedFocus {
-		fmt.Fprintf(e.stderr, "ctx: warning: focus %q matched no file (by entry, path, name or absolute path)\n", f)
-	}
+	e.warnings(res.OtherWarnings())
 	switch {
 	case format == "json":
 		err = res.WriteJSON(e.stdout)
@@ -318,47 +304,11 @@ func (e *env) aggregate(c *cli.Context) error {
 	return res.Summary().Write(e.stderr)
 }
 
-// itemWarnings reports an item's problems on stderr.
-func (e *env) itemWarnings(it aggregate.Item) {
-	if it.Error != "" {
-		msg := it.Error
-		if !strings.Contains(msg, it.Path) {
-			msg = it.Path + ": " + msg
-		}
-		fmt.Fprintf(e.stderr, "ctx: warning: %s\n", msg)
+// warnings prints each message as a warning on stderr.
+func (e *env) warnings(msgs []string) {
+	for _, m := range msgs {
+		fmt.Fprintf(e.stderr, "ctx: warning: %s\n", m)
 	}
-
-	for _, sl := range it.Slices {
-		if sl.Orphaned() {
-			fmt.Fprintf(e.stderr, "ctx: warning: %s: slice %s (lines %d-%d) is orphaned: %s\n", it.Path, sliceName(sl), sl.OldStart, sl.OldEnd, sl.Reason)
-		}
-	}
-}
-
-// binaryShown is how many binary files the warning names.
-const binaryShown = 10
-
-// binaryWarning reports the binary files, listed but not inlined, in one
-// line: a project can hold hundreds.
-func (e *env) binaryWarning(paths []string) {
-	n := len(paths)
-	switch {
-	case n == 0:
-		return
-	case n == 1:
-		fmt.Fprintf(e.stderr, "ctx: warning: %s: binary file, listed but not inlined\n", paths[0])
-		return
-	case n > binaryShown:
-		paths = append(paths[:binaryShown:binaryShown], fmt.Sprintf("and %d more", n-binaryShown))
-	}
-	fmt.Fprintf(e.stderr, "ctx: warning: %d binary files, listed but not inlined: %s\n", n, strings.Join(paths, ", "))
-}
-
-func sliceName(sl aggregate.SliceResult) string {
-	if sl.Tag != "" {
-		return fmt.Sprintf("%q", sl.Tag)
-	}
-	return "(untagged)"
 }
 
 // progress is a progress bar on stderr, shown only when stderr is a

@@ -659,6 +659,10 @@ type Screenshot struct {
 	Source Measured `json:"source"`
 	// Emitted measures the markdown block.
 	Emitted Measured `json:"emitted"`
+	// RealPath is the image's real path when it lies outside the project
+	// (in a directory of Options.AllowOutside); a screenshot outside the
+	// project and every allowed directory is an error, as a file is.
+	RealPath string `json:"real_path,omitempty"`
 }
 
 // Block returns the screenshot's markdown block.
@@ -676,7 +680,8 @@ func (s *Screenshot) Block() string {
 }
 
 // BuildScreenshots resolves opts.Screenshots below the screenshot base
-// directory (globs respect .gitignore like files) and hashes each image.
+// directory (globs respect .gitignore like files) and hashes each image,
+// within the project as files are (Options.ProjectDir, AllowOutside).
 func BuildScreenshots(ctx context.Context, opts Options) ([]Screenshot, error) {
 	o, err := opts.normalized()
 	if err != nil {
@@ -708,10 +713,11 @@ func buildScreenshots(ctx context.Context, o Options) ([]Screenshot, error) {
 		s := Screenshot{Path: t.label, Entry: filepath.ToSlash(t.file.Path), Name: path.Base(t.label), Status: StatusOK}
 		if t.err != "" {
 			s.Status, s.Error = StatusError, t.err
-		} else if d := readBounded(t.abs, t.label, o.MaxFileBytes, nil); d.err != "" {
+		} else if d := readBounded(t.abs, t.label, o.MaxFileBytes, o.bound); d.err != "" {
 			s.Status, s.Error = StatusError, d.err
 		} else {
 			s.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}
+			s.RealPath = d.outside
 		}
 		s.Emitted = measured([]byte(s.Block()), o.Estimator)
 		out[i] = s

@@ -33,7 +33,8 @@ type Summary struct {
 	Omitted  int    `json:"omitted"`
 	Budget   string `json:"budget,omitempty"`
 	// Errors, Binary and Excluded (auto_aggregate = false) count the other
-	// items; Screenshots the screenshots.
+	// items (Errors also the screenshots that could not be resolved or
+	// read); Screenshots the screenshots linked.
 	Errors      int `json:"errors"`
 	Binary      int `json:"binary"`
 	Excluded    int `json:"excluded"`
@@ -73,12 +74,11 @@ func summarize(o Options, res *Result) Summary {
 		est = measure.Default()
 	}
 	s := Summary{
-		Tokens:      est.Tokens([]byte(res.Markdown)),
-		Estimator:   estimatorFlag(est),
-		Screenshots: len(res.Screenshots),
-		Ignored:     len(res.Ignored),
-		ignored:     res.Ignored,
-		Largest:     []SummaryFile{},
+		Tokens:    est.Tokens([]byte(res.Markdown)),
+		Estimator: estimatorFlag(est),
+		Ignored:   len(res.Ignored),
+		ignored:   res.Ignored,
+		Largest:   []SummaryFile{},
 	}
 	var limits []string
 	if o.MaxTokens.IsSet() {
@@ -112,6 +112,13 @@ func summarize(o Options, res *Result) Summary {
 		}
 		s.Files++
 		blocks = append(blocks, SummaryFile{Path: it.Path, Tokens: it.Emitted.Tokens})
+	}
+	for _, sh := range res.Screenshots {
+		if sh.Status == StatusError {
+			s.Errors++
+		} else {
+			s.Screenshots++
+		}
 	}
 	sort.SliceStable(blocks, func(i, j int) bool { return blocks[i].Tokens > blocks[j].Tokens })
 	s.Largest = append(s.Largest, blocks[:min(len(blocks), SummaryLargest)]...)

@@ -169,7 +169,7 @@ func fileRow(it *aggregate.Item) FileRow {
 func screenshotRow(sh *aggregate.Screenshot) FileRow {
 	r := FileRow{
 		Kind: FileKindScreenshot, Entry: sh.Entry, Path: sh.Path, ViewMode: aggregate.ViewFull,
-		Language: aggregate.FenceLanguage(sh.Path), Status: sh.Status, Error: sh.Error,
+		Language: aggregate.FenceLanguage(sh.Path), Status: sh.Status, Error: sh.Error, RealPath: sh.RealPath,
 	}
 	if sh.Source.Hash != "" {
 		r.SourceBytes, r.SourceHash = intp(sh.Source.Bytes), strp(sh.Source.Hash)

@@ -31,7 +31,7 @@ func aggregateFlags() []cli.Flag {
 		&cli.StringSliceFlag{Name: "ignore", Usage: "leave out what `PATTERN` matches in globs and walks (gitignore syntax, relative to base_dir; repeatable; added to [files] ignore)"},
 		&cli.BoolFlag{Name: "no-default-ignores", Usage: "keep what the default ignore list leaves out (lock files, .env files, keys, node_modules, build and cache directories)"},
 		&cli.BoolFlag{Name: "no-gitignore", Usage: "do not apply .gitignore and .git/info/exclude in globs and walks (a tree inside a repository that ignores it; gitignore = false in [files])"},
-		&cli.BoolFlag{Name: "allow-outside", Usage: "read [files], the history file and attachments outside the project directory too (default: only the directories of allow_outside in the user's ctx/config.toml)"},
+		&cli.BoolFlag{Name: "allow-outside", Usage: "read [files], [screenshots], the history file and attachments outside the project directory too (default: only the directories of allow_outside in the user's ctx/config.toml)"},
 	}
 }
 

@@ -77,9 +77,16 @@ func (res *Result) OtherWarnings() []string {
 		}
 	}
 	for _, f := range res.UnmatchedFocus {
-		out = append(out, fmt.Sprintf("focus %q matched no file (by entry, path, name or absolute path)", f))
+		out = append(out, FocusWarning(f))
 	}
 	return out
+}
+
+// FocusWarning says that the Tier 3 focus f matched no file: with it, Tier
+// 3 renders the other files in a structural view, which is rarely what was
+// meant.
+func FocusWarning(f string) string {
+	return fmt.Sprintf("focus %q matched no file (by entry, path, name or absolute path)", f)
 }
 
 // shownList joins names with commas, the first max of them, then "and N

@@ -91,6 +91,7 @@ func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure
 		return err
 	}
 	m.Files = append(m.Files, FileRows(res)...)
+	m.UnmatchedFocus = append(m.UnmatchedFocus, res.UnmatchedFocus...)
 	m.Redactions = append(m.Redactions, fileRedactions(res)...)
 	if res.Static != "" {
 		m.Sections = append(m.Sections, NewSection(SectionFiles, res.Static+"\n", o.Estimator))

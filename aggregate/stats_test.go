@@ -115,7 +115,8 @@ func TestWriteStats(t *testing.T) {
 │   │   ├── c.go (2,000 tokens)
 │   │   └── … 1 more entry below 1,000 tokens (0 tokens, 1 file)
 │   └── z.go (1,000 tokens)
-└── … 4 more entries below 1,000 tokens (240 tokens, 3 files)
+├── gone.txt (error: file not found: gone.txt)
+└── … 3 more entries below 1,000 tokens (240 tokens, 3 files)
 `},
 		{"markdown top", StatsWriteOptions{Format: StatsMarkdown, Top: 2}, "| path | files | lines | symbols | bytes | tokens | note |\n" +
 			"| --- | ---: | ---: | ---: | ---: | ---: | --- |\n" +
@@ -138,7 +139,8 @@ func TestWriteStats(t *testing.T) {
       "bytes": 8000,
       "tokens": 2000
     }
-  ]
+  ],
+  "ignored": []
 }
 `},
 	} {

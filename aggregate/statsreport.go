@@ -18,7 +18,36 @@ type StatsReport struct {
 	// Total sums every file without an error, inside the base directory
 	// or not.
 	Total StatsTotals
+	// Ignored is what the default ignore list left out ([Result.Ignored]).
+	Ignored []IgnoredPath
 }
+
+// Warnings returns the problems of the files that could not be measured,
+// for people, one message each (escaped, after the path when the error
+// does not name it): a missing file, an entry that matched nothing.
+func (r *StatsReport) Warnings() []string {
+	var out []string
+	for _, f := range r.Files {
+		if f.Error != "" {
+			it := Item{Path: f.Path, Error: f.Error}
+			out = append(out, it.Warnings()...)
+		}
+	}
+	return out
+}
+
+// ignored is Ignored, never nil (an empty JSON list).
+func (r *StatsReport) ignored() []IgnoredPath {
+	if r.Ignored == nil {
+		return []IgnoredPath{}
+	}
+	return r.Ignored
+}
+
+// LeftOut says what the default ignore list left out, as the summary of
+// ctx aggregate does ("left out by the default ignores: .env,
+// node_modules/ (...)"); "" when it left out nothing.
+func (r *StatsReport) LeftOut() string { return leftOutLine(r.Ignored) }
 
 // NewStatsReport returns the report of files (as [ComputeFileStats]
 // measures them, labels relative to the base directory with forward
@@ -146,6 +175,8 @@ type StatsNode struct {
 	// Folded sums the entries of a directory below the tree's threshold,
 	// which Children leave out; nil when none is.
 	Folded *StatsFolded `json:"folded,omitempty"`
+
+	errors int // entries with an error in the subtree: never folded
 }
 
 // StatsFolded sums the entries of a directory below the threshold of the
@@ -160,7 +191,9 @@ type StatsFolded struct {
 // ("."), like repomix's token-count tree: each directory with its subtree
 // totals, its entries by name, or by tokens (the largest first; ties by
 // name). Entries with fewer than threshold tokens are folded into their
-// directory's Folded (none when threshold <= 0); the root never is. The
+// directory's Folded (none when threshold <= 0); the root never is, nor
+// is a file with an error or a directory that holds one (an error has no
+// tokens, and folding would hide it). The
 // root's totals are those of every file ([StatsReport.Total]): files
 // outside the base directory hang below it under "..".
 func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
@@ -184,6 +217,9 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 	for _, f := range r.Files {
 		n := &StatsNode{Name: path.Base(f.Path), Path: f.Path, Binary: f.Binary, Error: f.Error}
 		n.add(f)
+		if f.Error != "" {
+			n.errors = 1
+		}
 		d := dirOf(path.Dir(f.Path))
 		d.Children = append(d.Children, n)
 	}
@@ -194,6 +230,7 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 				finish(c)
 			}
 			n.addTotals(c.StatsTotals)
+			n.errors += c.errors
 		}
 	}
 	finish(root)
@@ -209,7 +246,7 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 		})
 		kept := n.Children[:0]
 		for _, c := range n.Children {
-			if threshold > 0 && c.Tokens < threshold {
+			if threshold > 0 && c.Tokens < threshold && c.errors == 0 {
 				if n.Folded == nil {
 					n.Folded = &StatsFolded{}
 				}

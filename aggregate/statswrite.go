@@ -93,9 +93,10 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 		switch o.Format {
 		case StatsJSON:
 			err = jsonenc.Write(&b, struct {
-				Total StatsTotals `json:"total"`
-				Tree  *StatsNode  `json:"tree"`
-			}{r.Total, tree})
+				Total   StatsTotals   `json:"total"`
+				Tree    *StatsNode    `json:"tree"`
+				Ignored []IgnoredPath `json:"ignored"`
+			}{r.Total, tree, r.ignored()})
 		case StatsMarkdown:
 			b.WriteString(mdtext.Fence("text", treeText(tree, o.TreeThreshold)) + "\n")
 		default:
@@ -112,9 +113,10 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 				top = []FileStats{}
 			}
 			err = jsonenc.Write(&b, struct {
-				Total StatsTotals `json:"total"`
-				Top   []FileStats `json:"top"`
-			}{r.Total, top})
+				Total   StatsTotals   `json:"total"`
+				Top     []FileStats   `json:"top"`
+				Ignored []IgnoredPath `json:"ignored"`
+			}{r.Total, top, r.ignored()})
 			break
 		}
 		var rows [][]string
@@ -129,9 +131,10 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 				dirs = []DirStats{}
 			}
 			err = jsonenc.Write(&b, struct {
-				Total StatsTotals `json:"total"`
-				Dirs  []DirStats  `json:"dirs"`
-			}{r.Total, dirs})
+				Total   StatsTotals   `json:"total"`
+				Dirs    []DirStats    `json:"dirs"`
+				Ignored []IgnoredPath `json:"ignored"`
+			}{r.Total, dirs, r.ignored()})
 			break
 		}
 		var rows [][]string

@@ -180,20 +180,29 @@ func (s Summary) Write(w io.Writer) error {
 		}
 		line("largest: %s", strings.Join(parts, ", "))
 	}
-	if len(s.ignored) > 0 {
-		n := min(len(s.ignored), summaryIgnored)
-		names := make([]string, n)
-		for i, p := range s.ignored[:n] {
-			names[i] = mdtext.Escape(p.Shown())
-		}
-		list := strings.Join(names, ", ")
-		if rest := len(s.ignored) - n; rest > 0 {
-			list += fmt.Sprintf(" and %d more (--format json lists them)", rest)
-		}
-		line("left out by the default ignores: %s (--no-default-ignores, or --ignore '!PATTERN', keeps them)", list)
+	if l := leftOutLine(s.ignored); l != "" {
+		line("%s", l)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// leftOutLine says what the default ignore list left out, "" when
+// nothing: "left out by the default ignores: .env, node_modules/ (...)",
+// at most summaryIgnored names, escaped.
+func leftOutLine(ignored []IgnoredPath) string {
+	if len(ignored) == 0 {
+		return ""
+	}
+	names := make([]string, len(ignored))
+	for i, p := range ignored {
+		names[i] = mdtext.Escape(p.Shown())
+	}
+	list := shownList(names, summaryIgnored)
+	if len(names) > summaryIgnored {
+		list += " (--format json lists them)"
+	}
+	return "left out by the default ignores: " + list + " (--no-default-ignores, or --ignore '!PATTERN', keeps them)"
 }
 
 // nouns is "1 file", "2 files", "1,234 tokens".

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
@@ -25,7 +27,10 @@ one); numbers have thousands separators except in JSON.
 directories: the ones to cut or to view differently); --tree prints the
 token tree, like repomix's token-count tree, and --tree-threshold N (which
 implies --tree) folds the entries under N tokens into one line per
-directory.
+directory, never an entry with an error. Entries that cannot be read are
+reported on stderr, and what the default ignore list left out is named
+there after the table (and listed under "ignored" in JSON); --quiet keeps
+only the warnings.
 
 Examples:
    ctx stats                          # every directory and file, then the total
@@ -38,7 +43,8 @@ Examples:
 			&cli.StringFlag{Name: "sort", Usage: "`ORDER`: path, or tokens for the largest first (default: path; tokens with --top)"},
 			&cli.IntFlag{Name: "top", Usage: "list only the `N` files with the most tokens"},
 			&cli.BoolFlag{Name: "tree", Usage: "print the token tree of the directories and files"},
-			&cli.IntFlag{Name: "tree-threshold", Usage: "fold the tree's entries under `N` tokens (implies --tree)", DefaultText: "0, none"},
+			&cli.IntFlag{Name: "tree-threshold", Usage: "fold the tree's entries under `N` tokens (implies --tree; an entry with an error is never folded)", DefaultText: "0, none"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no progress and no note of what the default ignores left out on stderr (warnings still)"},
 			estimatorFlag()),
 		Action: func(c *cli.Context) error { return e.stats(c) },
 	}}
@@ -71,12 +77,22 @@ func (e *env) stats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	quiet := c.Bool("quiet")
 	bar := e.progress("measuring")
-	o.Progress = bar.update
+	if !quiet {
+		o.Progress = bar.update
+	}
 	rep, err := aggregate.Stats(c.Context, o)
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	return aggregate.WriteStats(e.stdout, rep, wo)
+	e.warnings(rep.Warnings())
+	if err := aggregate.WriteStats(e.stdout, rep, wo); err != nil || quiet {
+		return err
+	}
+	if l := rep.LeftOut(); l != "" {
+		fmt.Fprintf(e.stderr, "ctx: %s\n", l)
+	}
+	return nil
 }

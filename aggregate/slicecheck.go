@@ -81,10 +81,25 @@ func (r *SliceCheck) Problems() (orphaned, moved string) {
 	return orphaned, moved
 }
 
+// sliceColumns are the columns of [SliceCheck.WriteTable]: paths cut in
+// their directories, tags in the middle, the resolution wrapped.
+var sliceColumns = []table.Column{
+	{Header: "file", Fit: table.FitCutPath, Min: 16, Late: true},
+	{Header: "tag", Fit: table.FitCutMiddle, Min: 8},
+	{Header: "lines"},
+	{Header: "now"},
+	{Header: "resolution", Fit: table.FitWrap, Min: 20},
+}
+
+// SliceTableWidth is the width of [SliceCheck.WriteTable] when the
+// terminal's is unknown.
+const SliceTableWidth = 100
+
 // WriteTable writes the check as `ctx slice check` prints it: file, tag,
 // recorded lines, lines now and resolution, a row per slice (one row for a
-// file that could not be read); "no custom slices" when there are none.
-func (r *SliceCheck) WriteTable(w io.Writer) error {
+// file that could not be read), fitted to width columns (0 or less:
+// SliceTableWidth); "no custom slices" when there are none.
+func (r *SliceCheck) WriteTable(w io.Writer, width int) error {
 	if len(r.Items) == 0 {
 		_, err := fmt.Fprintln(w, "no custom slices")
 		return err
@@ -108,5 +123,8 @@ func (r *SliceCheck) WriteTable(w io.Writer) error {
 			rows = append(rows, []string{path, mdtext.Escape(sl.Tag), fmt.Sprintf("%d-%d", sl.OldStart, sl.OldEnd), now, status})
 		}
 	}
-	return table.Write(w, []string{"file", "tag", "lines", "now", "resolution"}, rows)
+	if width <= 0 {
+		width = SliceTableWidth
+	}
+	return table.WriteFitted(w, sliceColumns, rows, width)
 }

@@ -82,7 +82,7 @@ func (e *env) sliceCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.WriteTable(e.stdout); err != nil {
+	if err := r.WriteTable(e.stdout, terminalWidth(e.stdout)); err != nil {
 		return err
 	}
 	orphaned, moved := r.Problems()

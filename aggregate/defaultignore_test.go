@@ -368,9 +368,23 @@ func TestSummaryWrite(t *testing.T) {
 ctx: token budget max_tokens 60: 1 degraded, 1 omitted (listed in the document)
 ctx: 1 error, 1 binary file not inlined, 1 excluded by auto_aggregate = false
 ctx: largest: logo.png 13, mid.py 13, a/b/c.txt 8, small.py 8
-ctx: left out by the default ignores: .env, x/Cargo.lock, yarn.lock (--no-default-ignores, or --ignore '!PATTERN', keeps them)
+ctx: left out by the default ignores: .env, x/Cargo.lock, yarn.lock (--no-default-ignores, or
+ctx:   --ignore '!PATTERN', keeps them)
 `
 	if b.String() != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// at 60 columns every line fits, no name broken
+	b.Reset()
+	if err := res.Summary().WriteFitted(&b, 60); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if len(line) > 60 || !strings.HasPrefix(line, "ctx: ") {
+			t.Errorf("at 60 columns: %q", line)
+		}
+	}
+	if !strings.Contains(b.String(), "\nctx:   small.py 8\n") || strings.Contains(b.String(), "\u00a0") {
+		t.Errorf("at 60 columns:\n%s", b.String())
 	}
 }

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"path"
 	"slices"
 	"strings"
@@ -48,6 +49,21 @@ func (r *StatsReport) ignored() []IgnoredPath {
 // ctx aggregate does ("left out by the default ignores: .env,
 // node_modules/ (...)"); "" when it left out nothing.
 func (r *StatsReport) LeftOut() string { return leftOutLine(r.Ignored) }
+
+// WriteLeftOut writes [StatsReport.LeftOut] for people as the summary of
+// ctx aggregate writes its lines: "ctx: " lines wrapped at width columns
+// (0 or less: SummaryWidth); nothing when nothing was left out.
+func (r *StatsReport) WriteLeftOut(w io.Writer, width int) error {
+	l := r.LeftOut()
+	if l == "" {
+		return nil
+	}
+	if width <= 0 {
+		width = SummaryWidth
+	}
+	_, err := io.WriteString(w, wrapPrefixed(l, "ctx: ", "ctx:   ", width))
+	return err
+}
 
 // NewStatsReport returns the report of files (as [ComputeFileStats]
 // measures them, labels relative to the base directory with forward

@@ -7,9 +7,9 @@ import (
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
-// BinaryShown is how many binary files [Result.Warnings] names before
-// counting the rest.
-const BinaryShown = 10
+// BinaryShown is how many binary files [Result.OtherWarnings] names
+// before counting the rest (and how many files the redaction note names).
+const BinaryShown = 5
 
 // ItemWarnings returns what `ctx aggregate` reports on stderr about the
 // items, one message each, without a prefix: each item's error (after its

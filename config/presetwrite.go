@@ -104,7 +104,7 @@ func WritePresetList(w io.Writer, list []PresetStatus, f PresetFormat, width int
 		}
 	case PresetFormatTable:
 		if len(list) == 0 {
-			b.WriteString("no presets: add [presets.NAME] to ctx.toml, or save one with: ctx preset save NAME\n")
+			b.WriteString("no presets: add [presets.NAME] to ctx.toml, or run: ctx preset save NAME\n")
 			break
 		}
 		if width <= 0 {

@@ -301,7 +301,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	if err != nil || quiet {
 		return err
 	}
-	return res.Summary().Write(e.stderr)
+	return res.Summary().WriteFitted(e.stderr, terminalWidth(e.stderr))
 }
 
 // warnings prints each message as a warning on stderr.

@@ -1,8 +1,6 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
@@ -91,8 +89,5 @@ func (e *env) stats(c *cli.Context) error {
 	if err := aggregate.WriteStats(e.stdout, rep, wo); err != nil || quiet {
 		return err
 	}
-	if l := rep.LeftOut(); l != "" {
-		fmt.Fprintf(e.stderr, "ctx: %s\n", l)
-	}
-	return nil
+	return rep.WriteLeftOut(e.stderr, terminalWidth(e.stderr))
 }

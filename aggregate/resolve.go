@@ -43,6 +43,9 @@ type resolver struct {
 	ign   Ignorer
 	skip  map[string]string // absolute, clean directories walks never enter: what each is
 	rules *ignoreRules      // the default and the caller's patterns
+	// dropped counts the paths the ignore rules, the history file and the
+	// outputs left out of walks (see leftOut)
+	dropped int
 	// history holds the discussion history file (Options.HistoryFile),
 	// as given and with its links resolved
 	history map[string]bool
@@ -235,12 +238,13 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		if d, ok := r.skipDir(r.abs(base)); ok {
 			return errT(pat, "no files matched: "+mdtext.Escape(pat)+" (globs never enter "+d+")"), nil
 		}
+		dropped := r.dropped
 		files, err := r.walk(ctx, r.abs(base), pattern)
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			why, err := r.leftOut(ctx, r.abs(base), pattern)
+			why, err := r.leftOut(ctx, r.abs(base), pattern, dropped)
 			if err != nil {
 				return nil, err
 			}
@@ -266,12 +270,13 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		if d, ok := r.skipDir(abs); ok {
 			return errT(label, "no files matched: "+mdtext.Escape(label)+" (directory walks never enter "+d+")"), nil
 		}
+		dropped := r.dropped
 		files, err := r.walk(ctx, abs, "**")
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			why, err := r.leftOut(ctx, abs, "**")
+			why, err := r.leftOut(ctx, abs, "**", dropped)
 			if err != nil {
 				return nil, err
 			}
@@ -315,9 +320,13 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 		maxDepth = strings.Count(pattern, "/") + 1
 	}
 	var files []string
+	visits := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
+		}
+		if visits++; limit > 0 && visits > maxExplainVisits {
+			return filepath.SkipAll // an explanation is not worth a long walk
 		}
 		if err != nil {
 			if p == root || d == nil || d.IsDir() {
@@ -334,7 +343,11 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if _, skip := r.skip[p]; skip || d.Name() == ".git" || (apply && r.gitIgnored(root, p, true)) {
+			if _, skip := r.skip[p]; skip || d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if apply && r.gitIgnored(root, p, true) {
+				r.dropped++
 				return filepath.SkipDir
 			}
 			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {
@@ -343,6 +356,7 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 			if apply {
 				if ex, ru := r.rules.match(r.parts(p), true); ex {
 					r.note(p, true, ru)
+					r.dropped++
 					return filepath.SkipDir
 				}
 			}
@@ -361,11 +375,13 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 			return nil
 		}
 		if apply && (r.isOutput(p) || r.isHistory(p, link) || r.gitIgnored(root, p, false)) {
+			r.dropped++
 			return nil
 		}
 		if apply {
 			if ex, ru := r.rules.match(r.parts(p), false); ex {
 				r.note(p, false, ru)
+				r.dropped++
 				return nil
 			}
 		}
@@ -402,17 +418,25 @@ func (r *resolver) parts(p string) []string {
 	return ps
 }
 
-// maxExplained bounds the files that leftOut looks at.
-const maxExplained = 50
+// maxExplained bounds the files that leftOut looks at, and
+// maxExplainVisits the paths its walk visits.
+const (
+	maxExplained     = 50
+	maxExplainVisits = 20000
+)
 
 // leftOut says, for an entry below root that matched nothing, what left
-// out the files it would have matched: it walks root again without the
-// ignore rules (stopping at maxExplained files) and names, for each file,
+// out the files it would have matched: when the walk dropped anything
+// since dropped, it walks root again without the ignore rules (stopping
+// at maxExplained files or maxExplainVisits paths) and names, for each file,
 // the first rule of the walk that leaves it or a directory above it out:
 // the default ignore list, the caller's ignore patterns (naming the first
 // one), git (naming the first pattern, ".gitignore:3 /versions") or the
 // caller's Ignorer. "" when nothing would have matched.
-func (r *resolver) leftOut(ctx context.Context, root, pattern string) (string, error) {
+func (r *resolver) leftOut(ctx context.Context, root, pattern string, dropped int) (string, error) {
+	if r.dropped == dropped {
+		return "", nil // nothing was left out: nothing matched
+	}
 	files, err := r.traverse(ctx, root, pattern, false, maxExplained)
 	if err != nil || len(files) == 0 {
 		return "", err

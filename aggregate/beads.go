@@ -330,8 +330,8 @@ func decodeBead(line []byte) (Bead, bool, *BeadsError) {
 // Completed beads (status closed) are listed by id, comma-separated; every
 // other bead is a bullet with its title, id and description (left out when
 // empty; its later lines indented by two spaces, so that they stay in the
-// bullet). Either part is left out when it has no beads. Line breaks in a
-// title or id become spaces.
+// bullet); a bead without a title is "- ({id})". Either part is left out
+// when it has no beads. Line breaks in a title or id become spaces.
 func BeadsSection(beads []Bead) string {
 	var done []string
 	var active []string
@@ -341,7 +341,10 @@ func BeadsSection(beads []Bead) string {
 			done = append(done, id)
 			continue
 		}
-		item := "- " + oneLine(b.Title) + " (" + id + ")"
+		item := "- (" + id + ")"
+		if t := oneLine(b.Title); t != "" {
+			item = "- " + t + " (" + id + ")"
+		}
 		if d := strings.TrimSpace(strings.ReplaceAll(b.Description, "\r\n", "\n")); d != "" {
 			lines := strings.Split(d, "\n")
 			for i := 1; i < len(lines); i++ {

@@ -80,6 +80,13 @@ func TestBeadsSectionFormat(t *testing.T) {
 	if got := BeadsSection([]Bead{{ID: "x-2", Status: "closed"}}); !strings.HasSuffix(got, "\n\nCompleted: x-2") {
 		t.Errorf("only completed: %q", got)
 	}
+	// a bead without a title: no double space before its id
+	for _, title := range []string{"", "  "} {
+		got := BeadsSection([]Bead{{ID: "ms-6", Title: title}, {ID: "ms-7", Title: title, Description: "why"}})
+		if want := "## Beads Mode: Progress Track\n\nActive:\n- (ms-6)\n- (ms-7): why"; got != want {
+			t.Errorf("title %q: got %q\nwant %q", title, got, want)
+		}
+	}
 	if BeadsSection(nil) != "" {
 		t.Error("no beads, a section")
 	}

@@ -7,7 +7,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/go-git/go-git/v5/plumbing/format/gitignore"
+	"github.com/ctxaudit/ctx/internal/gitignore"
 )
 
 // DefaultIgnoreGroup is one group of [DefaultIgnores]: what the patterns
@@ -100,50 +100,56 @@ func (p IgnoredPath) Shown() string {
 // rule is one pattern of the ignore rules.
 type rule struct {
 	text      string
-	pattern   gitignore.Pattern
 	isDefault bool // from the default list (listed when it decides)
 }
 
 // ignoreRules are the default and the caller's ignore patterns, relative to
-// a base directory; the last pattern that matches decides, as in a
-// .gitignore file, so a caller's "!go.sum" keeps what the defaults leave out.
+// a base directory, matched as git matches a .gitignore file at the base
+// (internal/gitignore): the last pattern that matches decides, so a
+// caller's "!go.sum" keeps what the defaults leave out.
 type ignoreRules struct {
-	rules []rule
+	patterns []*gitignore.Pattern
+	rules    map[*gitignore.Pattern]*rule
 }
 
 func newIgnoreRules(defaults bool, patterns []string) *ignoreRules {
-	r := &ignoreRules{}
+	r := &ignoreRules{rules: map[*gitignore.Pattern]*rule{}}
+	add := func(text string, isDefault bool) {
+		if p, ok := gitignore.Parse(text, ""); ok {
+			r.patterns = append(r.patterns, p)
+			r.rules[p] = &rule{text: text, isDefault: isDefault}
+		}
+	}
 	if defaults {
 		for _, g := range defaultIgnores {
 			for _, p := range g.Patterns {
-				r.rules = append(r.rules, rule{text: p, pattern: gitignore.ParsePattern(p, nil), isDefault: true})
+				add(p, true)
 			}
 		}
 	}
 	for _, p := range patterns {
-		if CheckIgnorePattern(p) != nil || strings.HasPrefix(p, "#") {
+		if CheckIgnorePattern(p) != nil {
 			continue // the caller validates; a comment is not a pattern
 		}
-		r.rules = append(r.rules, rule{text: p, pattern: gitignore.ParsePattern(p, nil)})
+		add(p, false)
 	}
 	return r
 }
 
 // match returns whether parts (a path relative to the base directory,
-// split at slashes) is ignored and the rule that decided.
+// split at slashes) is itself ignored, and the rule that decided. Its
+// parent directories are not looked at: a walk does not enter an ignored
+// directory, and a walk of a directory named explicitly applies the rules
+// below it.
 func (r *ignoreRules) match(parts []string, isDir bool) (bool, *rule) {
 	if r == nil {
 		return false, nil
 	}
-	for i := len(r.rules) - 1; i >= 0; i-- {
-		switch r.rules[i].pattern.Match(parts, isDir) {
-		case gitignore.Exclude:
-			return true, &r.rules[i]
-		case gitignore.Include:
-			return false, &r.rules[i]
-		}
+	p := gitignore.Last(r.patterns, strings.Join(parts, "/"), isDir)
+	if p == nil {
+		return false, nil
 	}
-	return false, nil
+	return !p.Negated(), r.rules[p]
 }
 
 // ignoredLog collects what the default ignore list left out, once per

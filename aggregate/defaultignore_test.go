@@ -215,6 +215,36 @@ func TestOutputDirAsBase(t *testing.T) {
 	}
 }
 
+// An output directory that holds the base directory (output_dir = ".")
+// is walked: only the numbered outputs directly in it are left out.
+func TestOutputDirHoldsBase(t *testing.T) {
+	dir := tree(t, map[string]string{"a.md": "# A\n", "p_001.md": "## Files\n", "p_notes.md": "n\n", "sub/p_002.md": "x\n", "sub/b.md": "b\n"})
+	for _, out := range []string{dir, filepath.Dir(dir)} {
+		got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "."}}, SkipDirs: []string{out}, Namespace: "p"}))
+		if want := "a.md p_notes.md sub/b.md sub/p_002.md"; strings.Join(got, " ") != want && out == dir {
+			t.Errorf("output dir %s: %v", out, got)
+		}
+		if want := "a.md p_001.md p_notes.md sub/b.md sub/p_002.md"; strings.Join(got, " ") != want && out != dir {
+			t.Errorf("output dir %s: %v", out, got)
+		}
+	}
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "*_001.md"}}, SkipDirs: []string{dir}, Namespace: "p"})
+	if len(items) != 1 || items[0].Error != "no files matched: *_001.md (earlier outputs are never aggregated: p_001.md)" {
+		t.Errorf("only outputs: %+v", items)
+	}
+	// Run writes into the base directory and does not read the outputs
+	// back
+	for i := 0; i < 2; i++ {
+		res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "*.md"}}, OutputDir: dir, Namespace: "p"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(labels(res.Items), " "); got != "a.md p_notes.md" {
+			t.Errorf("run %d: %s", i, got)
+		}
+	}
+}
+
 // Options.Changed keeps the changed files of the selection; entries that
 // match nothing stay as errors.
 func TestChangedFilter(t *testing.T) {
@@ -338,9 +368,23 @@ func TestSummaryWrite(t *testing.T) {
 ctx: token budget max_tokens 60: 1 degraded, 1 omitted (listed in the document)
 ctx: 1 error, 1 binary file not inlined, 1 excluded by auto_aggregate = false
 ctx: largest: logo.png 13, mid.py 13, a/b/c.txt 8, small.py 8
-ctx: left out by the default ignores: .env, x/Cargo.lock, yarn.lock (--no-default-ignores, or --ignore '!PATTERN', keeps them)
+ctx: left out by the default ignores: .env, x/Cargo.lock, yarn.lock (--no-default-ignores, or
+ctx:   --ignore '!PATTERN', keeps them)
 `
 	if b.String() != want {
 		t.Errorf("summary:\n%s\nwant:\n%s", b.String(), want)
+	}
+	// at 60 columns every line fits, no name broken
+	b.Reset()
+	if err := res.Summary().WriteFitted(&b, 60); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if len(line) > 60 || !strings.HasPrefix(line, "ctx: ") {
+			t.Errorf("at 60 columns: %q", line)
+		}
+	}
+	if !strings.Contains(b.String(), "\nctx:   small.py 8\n") || strings.Contains(b.String(), "\u00a0") {
+		t.Errorf("at 60 columns:\n%s", b.String())
 	}
 }

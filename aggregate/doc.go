@@ -23,16 +23,18 @@
 // characters (app/[id]/page.tsx).
 // Globs and walks skip .git and the output directory (Options.SkipDirs),
 // even when it is a glob's base or the directory given; they respect
-// .gitignore files at every level and .git/info/exclude ([GitIgnore]), then
-// the default ignore list ([DefaultIgnores]: lock files, .env files,
-// private keys and credentials, dependency, build and cache directories;
-// off with Options.NoDefaultIgnores), then Options.IgnorePatterns
-// (gitignore syntax relative to the base directory; the last match wins).
-// What the default list leaves out is listed in [Result.Ignored] (a
-// directory once) and counted in the [Summary], never dropped silently; an
-// entry whose every match it left out is an error item that says so. A
-// file named explicitly is always read, and so is a directory named
-// explicitly or as a glob's base. [Options.OrProject] makes the base
+// .gitignore files at every level and .git/info/exclude ([GitIgnore],
+// matched as git matches them; off with Options.NoGitIgnore), then the
+// default ignore list ([DefaultIgnores]: lock files, .env files, private
+// keys and credentials, dependency, build and cache directories; off with
+// Options.NoDefaultIgnores), then Options.IgnorePatterns (gitignore syntax
+// relative to the base directory; the last match wins). What the default
+// list leaves out is listed in [Result.Ignored] (a directory once) and
+// counted in the [Summary], never dropped silently; an entry whose every
+// match was left out is an error item that says by what (the default
+// list, the patterns, or git with the file, line and pattern). A file
+// named explicitly is always read, and so is a directory named explicitly
+// or as a glob's base, whatever ignores it: the rules apply below it. [Options.OrProject] makes the base
 // directory the one entry when there is none (ctx aggregate and ctx stats
 // without [files] paths, as repomix packs the directory it runs in).
 // Options.Changed keeps only the files that git reports as changed

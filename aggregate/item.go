@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -212,6 +213,19 @@ func (it *Item) RowStatus() Status {
 		return StatusFallback
 	}
 	return StatusOK
+}
+
+// MarshalJSON writes the item's fields and "row_status", the status of its
+// manifest row ([Item.RowStatus]): "status" says what became of the file
+// (ok, error, binary, omitted), "row_status" what the manifest and the
+// summary count it as (excluded for auto_aggregate = false, degraded,
+// fallback), so that `ctx aggregate --format json` and `ctx manifest` agree.
+func (it Item) MarshalJSON() ([]byte, error) {
+	type plain Item
+	return jsonenc.Compact(struct {
+		plain
+		RowStatus Status `json:"row_status"`
+	}{plain(it), it.RowStatus()})
 }
 
 // Settings returns the FileItem settings the item was built with (Path is

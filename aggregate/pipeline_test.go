@@ -77,6 +77,62 @@ func TestGitignore(t *testing.T) {
 	}
 }
 
+// A directory git ignores, named explicitly or as a glob's base, is read
+// (git's rules still apply below it); an entry whose every match git
+// leaves out says so, naming the pattern; NoGitIgnore reads everything.
+func TestGitignoredNamedExplicitly(t *testing.T) {
+	dir := tree(t, map[string]string{
+		".git/config":                   "[core]\n",
+		".gitignore":                    "# pyenv\n/versions\n*.pyc\n*.log\ngen.js\n",
+		"gen.js":                        "x",
+		"node_modules/x.js":             "x",
+		"doc.md":                        "x",
+		"versions/3.12/lib/os.py":       "import sys\n",
+		"versions/3.12/lib/os.pyc":      "x",
+		"versions/3.12/lib/sub/glob.py": "G = 1\n",
+		"versions/3.12/lib/.gitignore":  "sub/\n",
+		"app.py":                        "A = 1\n",
+		"logs/a.log":                    "x",
+	})
+	for _, tc := range []struct {
+		entry, want string
+	}{
+		{"versions/3.12/lib", "versions/3.12/lib/.gitignore versions/3.12/lib/os.py"},
+		{"versions", "versions/3.12/lib/.gitignore versions/3.12/lib/os.py"},
+		{"versions/**/*.py", "versions/3.12/lib/os.py"},
+		{"versions/3.12/lib/sub", "versions/3.12/lib/sub/glob.py"},
+		{".", ".gitignore app.py doc.md"},
+	} {
+		got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: tc.entry}}}))
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: got %v, want %s", tc.entry, got, tc.want)
+		}
+	}
+	// what left an entry's matches out, in the walk's order (git's rules
+	// before the lists at each level)
+	for entry, want := range map[string]string{
+		"**/*.pyc": "no files matched: **/*.pyc (git ignores what it matched: .gitignore:2 /versions; --no-gitignore reads it)",
+		"logs":     "no files matched: logs (git ignores what it matched: .gitignore:4 *.log; --no-gitignore reads it)",
+		"**/*.log": "no files matched: **/*.log (git ignores what it matched: .gitignore:4 *.log; --no-gitignore reads it)",
+		"**/*.js":  "no files matched: **/*.js (the default ignores and git left out what it matched: .gitignore:5 gen.js)",
+		"*.md":     "no files matched: *.md (the ignore patterns left out what it matched: *.md)",
+		"**/*.rs":  "no files matched: **/*.rs",
+	} {
+		items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: entry}}, IgnorePatterns: []string{"*.md"}})
+		if len(items) != 1 || items[0].Error != want {
+			t.Errorf("%q: %+v", entry, items)
+		}
+	}
+	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "**/*.pyc"}}, NoDefaultIgnores: true, IgnorePatterns: []string{"x"}})
+	if len(items) != 1 || !strings.HasPrefix(items[0].Error, "no files matched: **/*.pyc (git ignores") {
+		t.Errorf("without defaults: %+v", items)
+	}
+	got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "."}}, NoGitIgnore: true, NoDefaultIgnores: true}))
+	if want := ".gitignore app.py doc.md gen.js logs/a.log node_modules/x.js versions/3.12/lib/.gitignore versions/3.12/lib/os.py versions/3.12/lib/os.pyc versions/3.12/lib/sub/glob.py"; strings.Join(got, " ") != want {
+		t.Errorf("NoGitIgnore: %v", got)
+	}
+}
+
 func TestResolveEntries(t *testing.T) {
 	dir := tree(t, map[string]string{
 		"a/x.py":              "x = 1\n",
@@ -501,5 +557,47 @@ func TestHeaderLabelWithBacktick(t *testing.T) {
 	}
 	if h := degradedHeader("a`b.py", ViewSkeleton); h != "### ``a`b.py`` (Skeleton; token budget)" {
 		t.Errorf("degraded header %q", h)
+	}
+}
+
+// The [discussion] history file and its attachments directory are never
+// aggregated: globs and walks leave them out (a link to the history file
+// too), and naming the history file is an error item that says why.
+func TestHistoryFileNeverAggregated(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"h.json":        `["User: hi"]`,
+		"chat/files/a1": "attachment",
+		"chat/notes.md": "# notes\n",
+		"app.py":        "A = 1\n",
+		"other.json":    "{}",
+		"only/h2.json":  "[]",
+		"sub/keep.json": "{}",
+	})
+	if err := os.Symlink(filepath.Join(dir, "h.json"), filepath.Join(dir, "sub", "link.json")); err != nil {
+		t.Skip(err)
+	}
+	o := Options{BaseDir: dir, HistoryFile: filepath.Join(dir, "h.json"), AttachmentsDir: filepath.Join(dir, "chat", "files")}
+	o.Files = []FileItem{{Path: "."}}
+	if got := strings.Join(labels(build(t, o)), " "); got != "app.py chat/notes.md only/h2.json other.json sub/keep.json" {
+		t.Errorf("walk: %s", got)
+	}
+	o.Files = []FileItem{{Path: "**/*.json"}, {Path: "h.json"}, {Path: "chat/files"}}
+	items := build(t, o)
+	var got []string
+	for _, it := range items {
+		got = append(got, it.Path+": "+it.Error)
+	}
+	want := []string{
+		"only/h2.json: ", "other.json: ", "sub/keep.json: ",
+		"h.json: history files are never aggregated: h.json is the history file of [discussion], sent as the Discussion History",
+		"chat/files: no files matched: chat/files (directory walks never enter chat/files, the attachments directory of [discussion])",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("entries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	o.HistoryFile = filepath.Join(dir, "only", "h2.json")
+	o.Files = []FileItem{{Path: "only/*.json"}}
+	if items := build(t, o); len(items) != 1 || items[0].Error != "no files matched: only/*.json (the history file of [discussion] is never aggregated)" {
+		t.Errorf("only the history: %+v", items)
 	}
 }

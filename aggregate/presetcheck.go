@@ -4,6 +4,8 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
 // FilesCheck is what a list of entries resolves to, without reading the
@@ -16,8 +18,18 @@ type FilesCheck struct {
 	Missing []string `json:"missing,omitempty"`
 }
 
+// MissingText is Missing for people: the entries, escaped (control
+// characters as \n, \x1b), comma-separated.
+func (fc FilesCheck) MissingText() string {
+	names := make([]string, len(fc.Missing))
+	for i, m := range fc.Missing {
+		names[i] = mdtext.Escape(m)
+	}
+	return strings.Join(names, ", ")
+}
+
 // CheckFiles resolves files as [Run] would under opts (BaseDir, Ignore,
-// SkipDirs), reads none of them, and says how many files they name and
+// the ignore lists, SkipDirs), reads none of them, and says how many files they name and
 // which entries name nothing: what a preset's files come to in a project.
 func CheckFiles(ctx context.Context, opts Options, files []FileItem) (FilesCheck, error) {
 	var fc FilesCheck
@@ -25,7 +37,7 @@ func CheckFiles(ctx context.Context, opts Options, files []FileItem) (FilesCheck
 	if err != nil {
 		return fc, err
 	}
-	r := &resolver{base: o.BaseDir, ign: o.Ignore, skip: o.skipSet()}
+	r := newResolver(o, o.BaseDir, o.Ignore)
 	seen := map[string]bool{}
 	for _, e := range files {
 		ts, err := r.resolve(ctx, e)

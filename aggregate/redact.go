@@ -3,9 +3,9 @@ package aggregate
 import (
 	"bytes"
 	"context"
-	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
 )
@@ -45,11 +45,11 @@ func (res *Result) RedactionSummary() string {
 	for _, it := range res.Items {
 		if it.Redacted != nil {
 			all = append(all, it.Redacted.Secrets...)
-			paths = append(paths, it.Path)
+			paths = append(paths, mdtext.Escape(it.Path))
 		}
 	}
 	if len(all) == 0 {
 		return ""
 	}
-	return secrets.Summary(all) + " in " + strings.Join(paths, ", ")
+	return secrets.Summary(all) + " in " + shownList(paths, BinaryShown)
 }

@@ -1,12 +1,14 @@
 package aggregate
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -39,20 +41,79 @@ type target struct {
 type resolver struct {
 	base  string // absolute, clean
 	ign   Ignorer
-	skip  map[string]bool // absolute, clean directories walks never enter
-	rules *ignoreRules    // the default and the caller's patterns
-	log   ignoredLog      // what the default patterns left out
-	only  map[string]bool // when set, keep only these files (see [Changes])
+	skip  map[string]string // absolute, clean directories walks never enter: what each is
+	rules *ignoreRules      // the default and the caller's patterns
+	// dropped counts the paths the ignore rules, the history file and the
+	// outputs left out of walks (see leftOut)
+	dropped int
+	// history holds the discussion history file (Options.HistoryFile),
+	// as given and with its links resolved
+	history map[string]bool
+	// outputs are the output directories that hold the base directory
+	// (output_dir = "."): walks enter them, leaving out only the numbered
+	// outputs directly in them (OutputName), whose pattern this is
+	outputs map[string]*regexp.Regexp
+	log     ignoredLog      // what the default patterns left out
+	only    map[string]bool // when set, keep only these files (see [Changes])
 	// resolved holds the host paths that the entries resolved to
 	resolved map[string]int
-	notes    int // paths the default patterns left out, with repeats
 }
 
 // newResolver returns the resolver of o's entries below base, with the
 // repository rules ign.
 func newResolver(o Options, base string, ign Ignorer) *resolver {
-	return &resolver{base: base, ign: ign, skip: o.skipSet(),
-		rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns)}
+	r := &resolver{base: base, ign: ign, skip: map[string]string{}, history: map[string]bool{},
+		outputs: map[string]*regexp.Regexp{}, rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns)}
+	for d := range o.skipSet() {
+		if rel, err := filepath.Rel(d, base); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			// the output directory holds the base directory: skipping it
+			// would leave nothing, so only the outputs are left out
+			r.outputs[d] = outputPattern(o.Namespace)
+			continue
+		}
+		r.skip[d] = "the output directory"
+	}
+	if o.AttachmentsDir != "" {
+		r.skip[o.AttachmentsDir] = "the attachments directory of [discussion]"
+		if real, err := filepath.EvalSymlinks(o.AttachmentsDir); err == nil {
+			r.skip[real] = r.skip[o.AttachmentsDir]
+		}
+	}
+	if o.HistoryFile != "" {
+		r.history[o.HistoryFile] = true
+		if real, err := filepath.EvalSymlinks(o.HistoryFile); err == nil {
+			r.history[real] = true
+		}
+	}
+	return r
+}
+
+// outputPattern matches the names of the numbered outputs of namespace.
+func outputPattern(namespace string) *regexp.Regexp {
+	return regexp.MustCompile(`^` + regexp.QuoteMeta(namespace) + `_\d+\.md$`)
+}
+
+// isOutput reports whether abs is a numbered output directly in an
+// output directory that holds the base directory.
+func (r *resolver) isOutput(abs string) bool {
+	re, ok := r.outputs[filepath.Dir(abs)]
+	return ok && re.MatchString(filepath.Base(abs))
+}
+
+// isHistory reports whether abs is the discussion history file: its path,
+// or, for a symbolic link, where the link leads.
+func (r *resolver) isHistory(abs string, link bool) bool {
+	if len(r.history) == 0 {
+		return false
+	}
+	if r.history[abs] {
+		return true
+	}
+	if link {
+		real, err := filepath.EvalSymlinks(abs)
+		return err == nil && r.history[real]
+	}
+	return false
 }
 
 // ignored returns what the default ignore list left out of the walks,
@@ -78,11 +139,12 @@ func (r *resolver) ignored() []IgnoredPath {
 }
 
 // skipDir returns the directory that walks never enter (the output
-// directory, Options.SkipDirs) holding abs or equal to it.
+// directory, Options.SkipDirs, the attachments directory) holding abs or
+// equal to it, as "out, the output directory".
 func (r *resolver) skipDir(abs string) (string, bool) {
 	for d := abs; ; {
-		if r.skip[d] {
-			return d, true
+		if what, ok := r.skip[d]; ok {
+			return mdtext.Escape(r.label(d)) + ", " + what, true
 		}
 		parent := filepath.Dir(d)
 		if parent == d {
@@ -174,15 +236,19 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 			return errT(pat, "invalid glob: "+mdtext.Escape(pat)), nil
 		}
 		if d, ok := r.skipDir(r.abs(base)); ok {
-			return errT(pat, "no files matched: "+mdtext.Escape(pat)+" (globs never enter "+r.label(d)+", the output directory)"), nil
+			return errT(pat, "no files matched: "+mdtext.Escape(pat)+" (globs never enter "+d+")"), nil
 		}
-		before := r.notes
+		dropped := r.dropped
 		files, err := r.walk(ctx, r.abs(base), pattern)
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return errT(pat, "no files matched: "+mdtext.Escape(pat)+r.leftOut(before)), nil
+			why, err := r.leftOut(ctx, r.abs(base), pattern, dropped)
+			if err != nil {
+				return nil, err
+			}
+			return errT(pat, "no files matched: "+mdtext.Escape(pat)+why), nil
 		}
 		return r.targets(e, files, false), nil
 	}
@@ -190,6 +256,9 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 	label := r.label(abs)
 	if IsHistoryFile(abs) {
 		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)), nil
+	}
+	if r.isHistory(abs, true) {
+		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)+" is the history file of [discussion], sent as the Discussion History"), nil
 	}
 	st, err := os.Stat(abs)
 	switch {
@@ -199,15 +268,19 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		return errT(label, "cannot read "+mdtext.Escape(label)+": "+fileio.Cause(err).Error()), nil
 	case st.IsDir():
 		if d, ok := r.skipDir(abs); ok {
-			return errT(label, "no files matched: "+mdtext.Escape(label)+" (directory walks never enter "+r.label(d)+", the output directory)"), nil
+			return errT(label, "no files matched: "+mdtext.Escape(label)+" (directory walks never enter "+d+")"), nil
 		}
-		before := r.notes
+		dropped := r.dropped
 		files, err := r.walk(ctx, abs, "**")
 		if err != nil {
 			return nil, err
 		}
 		if len(files) == 0 {
-			return errT(label, "no files matched: "+mdtext.Escape(label)+r.leftOut(before)), nil
+			why, err := r.leftOut(ctx, abs, "**", dropped)
+			if err != nil {
+				return nil, err
+			}
+			return errT(label, "no files matched: "+mdtext.Escape(label)+why), nil
 		}
 		return r.targets(e, files, false), nil
 	}
@@ -235,25 +308,25 @@ func (r *resolver) targets(e FileItem, files []string, explicit bool) []target {
 // what the ignorer ignores, and does not follow symbolic links to
 // directories. A missing root yields nothing.
 func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, error) {
+	return r.traverse(ctx, root, pattern, true, -1)
+}
+
+// traverse is walk, with the ignore rules (git's, the default list and the
+// caller's patterns) applied when apply is set, and stopping after limit
+// files (limit < 0: no limit).
+func (r *resolver) traverse(ctx context.Context, root, pattern string, apply bool, limit int) ([]string, error) {
 	maxDepth := -1 // unbounded
 	if !strings.Contains(pattern, "**") {
 		maxDepth = strings.Count(pattern, "/") + 1
 	}
-	// a walk of a directory that the ignore patterns leave out (named
-	// explicitly, or as a glob's base) takes what is below it; the
-	// patterns apply to the paths below the base directory
-	rules := r.rules
-	if r.excludedDir(root) {
-		rules = nil
-	}
-	parts := func(p string) []string {
-		ps, _ := splitRel(r.base, p)
-		return ps
-	}
 	var files []string
+	visits := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
+		}
+		if visits++; limit > 0 && visits > maxExplainVisits {
+			return filepath.SkipAll // an explanation is not worth a long walk
 		}
 		if err != nil {
 			if p == root || d == nil || d.IsDir() {
@@ -270,19 +343,27 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 		rel, _ := filepath.Rel(root, p)
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
-			if d.Name() == ".git" || r.skip[p] || r.ign.Ignored(p, true) {
+			if _, skip := r.skip[p]; skip || d.Name() == ".git" {
+				return filepath.SkipDir
+			}
+			if apply && r.gitIgnored(root, p, true) {
+				r.dropped++
 				return filepath.SkipDir
 			}
 			if maxDepth >= 0 && strings.Count(rel, "/")+1 >= maxDepth {
 				return filepath.SkipDir
 			}
-			if ex, ru := rules.match(parts(p), true); ex {
-				r.note(p, true, ru)
-				return filepath.SkipDir
+			if apply {
+				if ex, ru := r.rules.match(r.parts(p), true); ex {
+					r.note(p, true, ru)
+					r.dropped++
+					return filepath.SkipDir
+				}
 			}
 			return nil
 		}
-		if d.Type()&fs.ModeSymlink != 0 {
+		link := d.Type()&fs.ModeSymlink != 0
+		if link {
 			st, err := os.Stat(p)
 			if err != nil || st.IsDir() {
 				return nil
@@ -290,14 +371,24 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 		} else if !d.Type().IsRegular() {
 			return nil
 		}
-		if IsHistoryFile(d.Name()) || !doublestar.MatchUnvalidated(pattern, rel) || r.ign.Ignored(p, false) {
+		if IsHistoryFile(d.Name()) || !doublestar.MatchUnvalidated(pattern, rel) {
 			return nil
 		}
-		if ex, ru := rules.match(parts(p), false); ex {
-			r.note(p, false, ru)
+		if apply && (r.isOutput(p) || r.isHistory(p, link) || r.gitIgnored(root, p, false)) {
+			r.dropped++
 			return nil
+		}
+		if apply {
+			if ex, ru := r.rules.match(r.parts(p), false); ex {
+				r.note(p, false, ru)
+				r.dropped++
+				return nil
+			}
 		}
 		files = append(files, p)
+		if len(files) == limit {
+			return filepath.SkipAll
+		}
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -310,35 +401,149 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 	return files, nil
 }
 
-// excludedDir reports whether the ignore patterns leave out dir or one of
-// its parents below the base directory.
-func (r *resolver) excludedDir(dir string) bool {
-	ps, ok := splitRel(r.base, dir)
-	if !ok || ps[0] == ".." {
-		return false
+// gitIgnored reports whether the repository rules leave p out of a walk of
+// root. A walk of a directory that git ignores (named explicitly, or a
+// glob's base) reads it: git's rules apply below root, never to root or
+// its parents.
+func (r *resolver) gitIgnored(root, p string, isDir bool) bool {
+	if g, ok := r.ign.(*GitIgnore); ok {
+		return g.whyBelow(root, p, isDir) != nil
 	}
-	for i := 1; i <= len(ps); i++ {
-		if ex, _ := r.rules.match(ps[:i], true); ex {
-			return true
-		}
-	}
-	return false
+	return r.ign.Ignored(p, isDir)
 }
 
-// leftOut says, for an entry that matched nothing, that the default
-// ignore list left out what it would have matched (notes since before);
-// "" when it did not.
-func (r *resolver) leftOut(before int) string {
-	if r.notes == before {
-		return ""
+// parts is p relative to the base directory, split at slashes.
+func (r *resolver) parts(p string) []string {
+	ps, _ := splitRel(r.base, p)
+	return ps
+}
+
+// maxExplained bounds the files that leftOut looks at, and
+// maxExplainVisits the paths its walk visits.
+const (
+	maxExplained     = 50
+	maxExplainVisits = 20000
+)
+
+// leftOut says, for an entry below root that matched nothing, what left
+// out the files it would have matched: when the walk dropped anything
+// since dropped, it walks root again without the ignore rules (stopping
+// at maxExplained files or maxExplainVisits paths) and names, for each file,
+// the first rule of the walk that leaves it or a directory above it out:
+// the default ignore list, the caller's ignore patterns (naming the first
+// one), git (naming the first pattern, ".gitignore:3 /versions") or the
+// caller's Ignorer. "" when nothing would have matched.
+func (r *resolver) leftOut(ctx context.Context, root, pattern string, dropped int) (string, error) {
+	if r.dropped == dropped {
+		return "", nil // nothing was left out: nothing matched
 	}
-	return " (the default ignores left out what it matched)"
+	files, err := r.traverse(ctx, root, pattern, false, maxExplained)
+	if err != nil || len(files) == 0 {
+		return "", err
+	}
+	var defaults, history bool
+	var user, git, other, outputs string
+	for _, f := range files {
+		switch kind, what := r.why(root, f); kind {
+		case whyOutput:
+			outputs = cmp.Or(outputs, what)
+		case whyHistory:
+			history = true
+		case whyDefault:
+			defaults = true
+		case whyPattern:
+			user = cmp.Or(user, what)
+		case whyGit:
+			git = cmp.Or(git, what)
+		case whyOther:
+			other = "the ignore rules"
+		}
+	}
+	var kinds, details []string
+	if !defaults && user == "" && git == "" && other == "" {
+		switch {
+		case outputs != "":
+			return " (earlier outputs are never aggregated: " + mdtext.Escape(outputs) + ")", nil
+		case history:
+			return " (the history file of [discussion] is never aggregated)", nil
+		}
+	}
+	if defaults {
+		kinds = append(kinds, "the default ignores")
+	}
+	if user != "" {
+		kinds = append(kinds, "the ignore patterns")
+		details = append(details, mdtext.Escape(user))
+	}
+	if git != "" {
+		kinds = append(kinds, "git")
+		details = append(details, mdtext.Escape(git))
+	}
+	if other != "" {
+		kinds = append(kinds, other)
+	}
+	switch {
+	case len(kinds) == 0:
+		return "", nil
+	case len(kinds) == 1 && git != "":
+		return " (git ignores what it matched: " + details[0] + "; --no-gitignore reads it)", nil
+	case len(details) == 0:
+		return " (" + strings.Join(kinds, " and ") + " left out what it matched)", nil
+	}
+	return " (" + strings.Join(kinds, " and ") + " left out what it matched: " + strings.Join(details, ", ") + ")", nil
+}
+
+// What left a file out of a walk (see why).
+const (
+	whyNone = iota
+	whyDefault
+	whyPattern
+	whyGit
+	whyOther
+	whyHistory
+	whyOutput
+)
+
+// why returns what leaves f out of a walk of root, checking each directory
+// between them and then f in the walk's order (git's rules, then the
+// ignore patterns), and the rule: a pattern of the caller's, or git's as
+// ".gitignore:3 /versions".
+func (r *resolver) why(root, f string) (int, string) {
+	rel, err := filepath.Rel(root, f)
+	if err != nil {
+		return whyNone, ""
+	}
+	if r.isHistory(f, true) {
+		return whyHistory, ""
+	}
+	if r.isOutput(f) {
+		return whyOutput, r.label(f)
+	}
+	steps := strings.Split(rel, string(filepath.Separator))
+	p := root
+	for i, s := range steps {
+		p = filepath.Join(p, s)
+		isDir := i < len(steps)-1
+		if g, ok := r.ign.(*GitIgnore); ok {
+			if w := g.whyBelow(root, p, isDir); w != nil {
+				return whyGit, w.String()
+			}
+		} else if r.ign.Ignored(p, isDir) {
+			return whyOther, ""
+		}
+		if ex, ru := r.rules.match(r.parts(p), isDir); ex && ru != nil {
+			if ru.isDefault {
+				return whyDefault, ru.text
+			}
+			return whyPattern, ru.text
+		}
+	}
+	return whyNone, ""
 }
 
 // note records a path that a default pattern left out.
 func (r *resolver) note(abs string, isDir bool, ru *rule) {
 	if ru != nil && ru.isDefault {
-		r.notes++
 		r.log.add(IgnoredPath{Path: r.label(abs), Dir: isDir, Pattern: ru.text, abs: abs})
 	}
 }

@@ -129,8 +129,14 @@ type Options struct {
 	// Engine renders the structural views; nil is [DefaultEngine].
 	Engine Engine
 	// Ignore decides what globs and walks skip; nil is git's rules
-	// ([NewGitIgnore] of BaseDir).
+	// ([NewGitIgnore] of BaseDir). A walk of a directory that git
+	// ignores, named explicitly or as a glob's base, reads it: git's rules
+	// apply below it.
 	Ignore Ignorer
+	// NoGitIgnore turns git's rules off (Ignore is then not used): for a
+	// tree inside a repository that ignores it (--no-gitignore, gitignore
+	// = false in [files]).
+	NoGitIgnore bool
 	// NoDefaultIgnores turns off the default ignore list ([DefaultIgnores]:
 	// lock files, .env files, private keys, dependency, build and cache
 	// directories), which globs and walks otherwise apply after Ignore. What
@@ -150,6 +156,13 @@ type Options struct {
 	// even when the caller then clears OutputDir (--stdout), so earlier
 	// outputs never feed back into a run.
 	SkipDirs []string
+	// HistoryFile is the discussion history file ([discussion] history)
+	// and AttachmentsDir its attachments directory: like history.toml they
+	// are never aggregated (they are sent as the Discussion History). Globs
+	// and walks leave the file out and never enter the directory, and an
+	// entry naming the history file is an error item.
+	HistoryFile    string
+	AttachmentsDir string
 	// Progress, when set, is called after each file with the number done
 	// and the total, from any goroutine, one call at a time.
 	Progress func(done, total int)
@@ -228,7 +241,10 @@ func (o Options) normalized() (Options, error) {
 	if o.Estimator == nil {
 		o.Estimator = measure.Default()
 	}
-	if o.Ignore == nil {
+	switch {
+	case o.NoGitIgnore:
+		o.Ignore = noIgnore{}
+	case o.Ignore == nil:
 		o.Ignore = NewGitIgnore(abs)
 	}
 	if o.Namespace == "" {
@@ -247,6 +263,13 @@ func (o Options) normalized() (Options, error) {
 	for _, d := range skip {
 		if d, err := filepath.Abs(d); err == nil {
 			o.SkipDirs = append(o.SkipDirs, d)
+		}
+	}
+	for _, p := range []*string{&o.HistoryFile, &o.AttachmentsDir} {
+		if *p != "" {
+			if *p, err = filepath.Abs(*p); err != nil {
+				return o, fmt.Errorf("failed to resolve %s: %w", *p, err)
+			}
 		}
 	}
 	return o, nil
@@ -636,6 +659,10 @@ type Screenshot struct {
 	Source Measured `json:"source"`
 	// Emitted measures the markdown block.
 	Emitted Measured `json:"emitted"`
+	// RealPath is the image's real path when it lies outside the project
+	// (in a directory of Options.AllowOutside); a screenshot outside the
+	// project and every allowed directory is an error, as a file is.
+	RealPath string `json:"real_path,omitempty"`
 }
 
 // Block returns the screenshot's markdown block.
@@ -653,7 +680,8 @@ func (s *Screenshot) Block() string {
 }
 
 // BuildScreenshots resolves opts.Screenshots below the screenshot base
-// directory (globs respect .gitignore like files) and hashes each image.
+// directory (globs respect .gitignore like files) and hashes each image,
+// within the project as files are (Options.ProjectDir, AllowOutside).
 func BuildScreenshots(ctx context.Context, opts Options) ([]Screenshot, error) {
 	o, err := opts.normalized()
 	if err != nil {
@@ -685,10 +713,11 @@ func buildScreenshots(ctx context.Context, o Options) ([]Screenshot, error) {
 		s := Screenshot{Path: t.label, Entry: filepath.ToSlash(t.file.Path), Name: path.Base(t.label), Status: StatusOK}
 		if t.err != "" {
 			s.Status, s.Error = StatusError, t.err
-		} else if d := readBounded(t.abs, t.label, o.MaxFileBytes, nil); d.err != "" {
+		} else if d := readBounded(t.abs, t.label, o.MaxFileBytes, o.bound); d.err != "" {
 			s.Status, s.Error = StatusError, d.err
 		} else {
 			s.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}
+			s.RealPath = d.outside
 		}
 		s.Emitted = measured([]byte(s.Block()), o.Estimator)
 		out[i] = s

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -59,18 +60,55 @@ func CheckSlices(ctx context.Context, opts Options) (*SliceCheck, error) {
 	return r, nil
 }
 
+// Problems says what the check found, for people, "" for what it did not
+// find: orphaned is "1 orphaned slice; re-pin it with 'ctx slice add'" and
+// moved "2 slices moved; re-pin them with 'ctx slice add' to update their
+// ranges".
+func (r *SliceCheck) Problems() (orphaned, moved string) {
+	it := func(n int, one, many string) string {
+		if n == 1 {
+			return one
+		}
+		return many
+	}
+	if r.Orphaned > 0 {
+		orphaned = plural(r.Orphaned, "orphaned slice", "orphaned slices") + "; re-pin " + it(r.Orphaned, "it", "them") + " with 'ctx slice add'"
+	}
+	if r.Moved > 0 {
+		moved = plural(r.Moved, "slice moved", "slices moved") + "; re-pin " + it(r.Moved, "it", "them") +
+			" with 'ctx slice add' to update " + it(r.Moved, "its range", "their ranges")
+	}
+	return orphaned, moved
+}
+
+// sliceColumns are the columns of [SliceCheck.WriteTable]: paths cut in
+// their directories, tags in the middle, the resolution wrapped.
+var sliceColumns = []table.Column{
+	{Header: "file", Fit: table.FitCutPath, Min: 16, Late: true},
+	{Header: "tag", Fit: table.FitCutMiddle, Min: 8},
+	{Header: "lines"},
+	{Header: "now"},
+	{Header: "resolution", Fit: table.FitWrap, Min: 20},
+}
+
+// SliceTableWidth is the width of [SliceCheck.WriteTable] when the
+// terminal's is unknown.
+const SliceTableWidth = 100
+
 // WriteTable writes the check as `ctx slice check` prints it: file, tag,
 // recorded lines, lines now and resolution, a row per slice (one row for a
-// file that could not be read); "no custom slices" when there are none.
-func (r *SliceCheck) WriteTable(w io.Writer) error {
+// file that could not be read), fitted to width columns (0 or less:
+// SliceTableWidth); "no custom slices" when there are none.
+func (r *SliceCheck) WriteTable(w io.Writer, width int) error {
 	if len(r.Items) == 0 {
 		_, err := fmt.Fprintln(w, "no custom slices")
 		return err
 	}
 	var rows [][]string
 	for _, it := range r.Items {
+		path := mdtext.Escape(it.Path)
 		if it.Error != "" {
-			rows = append(rows, []string{it.Path, "", "", "", "error: " + it.Error})
+			rows = append(rows, []string{path, "", "", "", "error: " + it.Error})
 			continue
 		}
 		for _, sl := range it.Slices {
@@ -82,8 +120,11 @@ func (r *SliceCheck) WriteTable(w io.Writer) error {
 			if sl.Orphaned() {
 				status += ": " + sl.Reason
 			}
-			rows = append(rows, []string{it.Path, sl.Tag, fmt.Sprintf("%d-%d", sl.OldStart, sl.OldEnd), now, status})
+			rows = append(rows, []string{path, mdtext.Escape(sl.Tag), fmt.Sprintf("%d-%d", sl.OldStart, sl.OldEnd), now, status})
 		}
 	}
-	return table.Write(w, []string{"file", "tag", "lines", "now", "resolution"}, rows)
+	if width <= 0 {
+		width = SliceTableWidth
+	}
+	return table.WriteFitted(w, sliceColumns, rows, width)
 }

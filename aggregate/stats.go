@@ -80,7 +80,8 @@ func ComputeFileStats(ctx context.Context, eng Engine, est measure.Estimator, la
 // ([ComputeFileStats]). Files that cannot be read are listed with their
 // error. The report's methods group them by directory ([StatsReport.Dirs]),
 // pick the largest ([StatsReport.Top]) or build the token tree
-// ([StatsReport.Tree]); [WriteStats] prints them.
+// ([StatsReport.Tree]); [WriteStats] prints them. What the default ignore
+// list left out is in StatsReport.Ignored, as in [Result.Ignored].
 func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
 	o, err := opts.normalized()
 	if err != nil {
@@ -108,5 +109,7 @@ func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
 	if err != nil {
 		return nil, err
 	}
-	return NewStatsReport(files), nil
+	rep := NewStatsReport(files)
+	rep.Ignored = r.ignored()
+	return rep, nil
 }

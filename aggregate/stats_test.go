@@ -115,13 +115,14 @@ func TestWriteStats(t *testing.T) {
 │   │   ├── c.go (2,000 tokens)
 │   │   └── … 1 more entry below 1,000 tokens (0 tokens, 1 file)
 │   └── z.go (1,000 tokens)
-└── … 4 more entries below 1,000 tokens (240 tokens, 3 files)
+├── gone.txt (error: file not found: gone.txt)
+└── … 3 more entries below 1,000 tokens (240 tokens, 3 files)
 `},
 		{"markdown top", StatsWriteOptions{Format: StatsMarkdown, Top: 2}, "| path | files | lines | symbols | bytes | tokens | note |\n" +
 			"| --- | ---: | ---: | ---: | ---: | ---: | --- |\n" +
 			"| `a/b/c.go` |  | 20 | 3 | 8,000 | 2,000 |  |\n" +
 			"| `a/z.go` |  | 10 | 2 | 4,000 | 1,000 |  |\n" +
-			"| **total** | 6 | 39 | 6 | 13,024 | 3,240 | top 2 of 6; 1 not read |\n"},
+			"| **total** | 6 | 39 | 6 | 13,024 | 3,240 | top 2 of 6 files; 1 file not read |\n"},
 		{"json top", StatsWriteOptions{Format: StatsJSON, Top: 1}, `{
   "total": {
     "files": 6,
@@ -138,7 +139,8 @@ func TestWriteStats(t *testing.T) {
       "bytes": 8000,
       "tokens": 2000
     }
-  ]
+  ],
+  "ignored": []
 }
 `},
 	} {
@@ -202,5 +204,48 @@ func TestWriteStatsErrors(t *testing.T) {
 	}
 	if _, err := ParseStatsFormat("markdown"); err != nil {
 		t.Error(err)
+	}
+}
+
+// At 80 columns the largest files of a big project keep their file names
+// (the directories are cut), the numbers stay whole, and the note goes
+// under the table; the tree cuts long names to fit (issue 9 review).
+func TestWriteStatsNarrow(t *testing.T) {
+	var files []FileStats
+	for i := range 2973 {
+		files = append(files, FileStats{Path: fmt.Sprintf("packages/server/src/handlers/generated/h%04d.ts", i), Lines: 10, Bytes: 400, Tokens: 100})
+	}
+	files = append(files,
+		FileStats{Path: "packages/server/src/handlers/user-authentication.test.ts", Lines: 12345, Symbols: 1234, Bytes: 1234567, Tokens: 308641},
+		FileStats{Path: "packages/client/src/components/dashboard/widgets/chart.test.ts", Lines: 9999, Symbols: 99, Bytes: 999999, Tokens: 250000},
+		FileStats{Path: "gone.ts", Error: "file not found: gone.ts"})
+	r := NewStatsReport(files)
+	var b bytes.Buffer
+	if err := WriteStats(&b, r, StatsWriteOptions{Top: 5, Width: 80}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for i, line := range strings.Split(strings.TrimSuffix(out, "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 {
+			t.Errorf("line %d is %d columns: %q", i+1, n, line)
+		}
+	}
+	for _, want := range []string{"…/user-authentication.test.ts |", "/widgets/chart.test.ts", "1,234,567", "308,641",
+		"\ntop 5 of 2,975 files; 1 file not read\n"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("missing %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "| files |") || strings.Contains(out, "| note") {
+		t.Errorf("a files or note column in\n%s", out)
+	}
+	b.Reset()
+	if err := WriteStats(&b, r, StatsWriteOptions{Tree: true, TreeThreshold: 200000, Width: 60}); err != nil {
+		t.Fatal(err)
+	}
+	for i, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); n > 60 {
+			t.Errorf("tree line %d is %d columns: %q", i+1, n, line)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package aggregate
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"path"
 	"slices"
 	"strings"
@@ -18,6 +19,50 @@ type StatsReport struct {
 	// Total sums every file without an error, inside the base directory
 	// or not.
 	Total StatsTotals
+	// Ignored is what the default ignore list left out ([Result.Ignored]).
+	Ignored []IgnoredPath
+}
+
+// Warnings returns the problems of the files that could not be measured,
+// for people, one message each (escaped, after the path when the error
+// does not name it): a missing file, an entry that matched nothing.
+func (r *StatsReport) Warnings() []string {
+	var out []string
+	for _, f := range r.Files {
+		if f.Error != "" {
+			it := Item{Path: f.Path, Error: f.Error}
+			out = append(out, it.Warnings()...)
+		}
+	}
+	return out
+}
+
+// ignored is Ignored, never nil (an empty JSON list).
+func (r *StatsReport) ignored() []IgnoredPath {
+	if r.Ignored == nil {
+		return []IgnoredPath{}
+	}
+	return r.Ignored
+}
+
+// LeftOut says what the default ignore list left out, as the summary of
+// ctx aggregate does ("left out by the default ignores: .env,
+// node_modules/ (...)"); "" when it left out nothing.
+func (r *StatsReport) LeftOut() string { return leftOutLine(r.Ignored) }
+
+// WriteLeftOut writes [StatsReport.LeftOut] for people as the summary of
+// ctx aggregate writes its lines: "ctx: " lines wrapped at width columns
+// (0 or less: SummaryWidth); nothing when nothing was left out.
+func (r *StatsReport) WriteLeftOut(w io.Writer, width int) error {
+	l := r.LeftOut()
+	if l == "" {
+		return nil
+	}
+	if width <= 0 {
+		width = SummaryWidth
+	}
+	_, err := io.WriteString(w, wrapPrefixed(l, "ctx: ", "ctx:   ", width))
+	return err
 }
 
 // NewStatsReport returns the report of files (as [ComputeFileStats]
@@ -146,6 +191,8 @@ type StatsNode struct {
 	// Folded sums the entries of a directory below the tree's threshold,
 	// which Children leave out; nil when none is.
 	Folded *StatsFolded `json:"folded,omitempty"`
+
+	errors int // entries with an error in the subtree: never folded
 }
 
 // StatsFolded sums the entries of a directory below the threshold of the
@@ -160,7 +207,9 @@ type StatsFolded struct {
 // ("."), like repomix's token-count tree: each directory with its subtree
 // totals, its entries by name, or by tokens (the largest first; ties by
 // name). Entries with fewer than threshold tokens are folded into their
-// directory's Folded (none when threshold <= 0); the root never is. The
+// directory's Folded (none when threshold <= 0); the root never is, nor
+// is a file with an error or a directory that holds one (an error has no
+// tokens, and folding would hide it). The
 // root's totals are those of every file ([StatsReport.Total]): files
 // outside the base directory hang below it under "..".
 func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
@@ -184,6 +233,9 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 	for _, f := range r.Files {
 		n := &StatsNode{Name: path.Base(f.Path), Path: f.Path, Binary: f.Binary, Error: f.Error}
 		n.add(f)
+		if f.Error != "" {
+			n.errors = 1
+		}
 		d := dirOf(path.Dir(f.Path))
 		d.Children = append(d.Children, n)
 	}
@@ -194,6 +246,7 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 				finish(c)
 			}
 			n.addTotals(c.StatsTotals)
+			n.errors += c.errors
 		}
 	}
 	finish(root)
@@ -209,7 +262,7 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 		})
 		kept := n.Children[:0]
 		for _, c := range n.Children {
-			if threshold > 0 && c.Tokens < threshold {
+			if threshold > 0 && c.Tokens < threshold && c.errors == 0 {
 				if n.Folded == nil {
 					n.Folded = &StatsFolded{}
 				}

@@ -59,8 +59,9 @@ type StatsWriteOptions struct {
 	Tree          bool
 	TreeThreshold int
 	// Width is the most terminal columns a line of the table format takes;
-	// 0 (or less) is [StatsDefaultWidth]. Paths are cut in the middle and
-	// notes wrapped to fit. The tree is never cut.
+	// 0 (or less) is [StatsDefaultWidth]. Paths are cut keeping the file
+	// name ([table.CutPath]), notes wrapped, and the names of the tree cut
+	// in the middle to fit (the tree of the markdown format is not cut).
 	Width int
 }
 
@@ -93,13 +94,18 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 		switch o.Format {
 		case StatsJSON:
 			err = jsonenc.Write(&b, struct {
-				Total StatsTotals `json:"total"`
-				Tree  *StatsNode  `json:"tree"`
-			}{r.Total, tree})
+				Total   StatsTotals   `json:"total"`
+				Tree    *StatsNode    `json:"tree"`
+				Ignored []IgnoredPath `json:"ignored"`
+			}{r.Total, tree, r.ignored()})
 		case StatsMarkdown:
-			b.WriteString(mdtext.Fence("text", treeText(tree, o.TreeThreshold)) + "\n")
+			b.WriteString(mdtext.Fence("text", treeText(tree, o.TreeThreshold, 0)) + "\n")
 		default:
-			b.WriteString(treeText(tree, o.TreeThreshold))
+			width := o.Width
+			if width <= 0 {
+				width = StatsDefaultWidth
+			}
+			b.WriteString(treeText(tree, o.TreeThreshold, width))
 		}
 	case o.Top > 0:
 		by := o.Sort
@@ -112,16 +118,19 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 				top = []FileStats{}
 			}
 			err = jsonenc.Write(&b, struct {
-				Total StatsTotals `json:"total"`
-				Top   []FileStats `json:"top"`
-			}{r.Total, top})
+				Total   StatsTotals   `json:"total"`
+				Top     []FileStats   `json:"top"`
+				Ignored []IgnoredPath `json:"ignored"`
+			}{r.Total, top, r.ignored()})
 			break
 		}
 		var rows [][]string
 		for _, f := range top {
 			rows = append(rows, fileRow(f, ""))
 		}
-		err = writeStatsRows(&b, o, append(rows, totalRow(r.Total, len(r.Files), len(top))))
+		// the files column holds only the total's count, which the note
+		// under the table says: a table of files has none
+		err = writeStatsRows(&b, o, append(rows, totalRow(r.Total, len(r.Files), len(top))), 1)
 	default:
 		dirs := r.Dirs(o.Sort)
 		if o.Format == StatsJSON {
@@ -129,9 +138,10 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 				dirs = []DirStats{}
 			}
 			err = jsonenc.Write(&b, struct {
-				Total StatsTotals `json:"total"`
-				Dirs  []DirStats  `json:"dirs"`
-			}{r.Total, dirs})
+				Total   StatsTotals   `json:"total"`
+				Dirs    []DirStats    `json:"dirs"`
+				Ignored []IgnoredPath `json:"ignored"`
+			}{r.Total, dirs, r.ignored()})
 			break
 		}
 		var rows [][]string
@@ -141,7 +151,7 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 				rows = append(rows, fileRow(f, "  "))
 			}
 		}
-		err = writeStatsRows(&b, o, append(rows, totalRow(r.Total, len(r.Files), -1)))
+		err = writeStatsRows(&b, o, append(rows, totalRow(r.Total, len(r.Files), -1)), -1)
 	}
 	if err != nil {
 		return err
@@ -151,7 +161,7 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 }
 
 var statsColumns = []table.Column{
-	{Header: "path", Fit: table.FitCutMiddle, Min: 12, Late: true},
+	{Header: "path", Fit: table.FitCutPath, Min: 12, Late: true},
 	{Header: "files", Align: table.Right},
 	{Header: "lines", Align: table.Right},
 	{Header: "symbols", Align: table.Right},
@@ -168,7 +178,7 @@ func dirLabel(d string) string {
 	if d == "." {
 		return "./"
 	}
-	return d + "/"
+	return mdtext.Escape(d) + "/"
 }
 
 func num(n int) string { return display.Int(n) }
@@ -176,13 +186,13 @@ func num(n int) string { return display.Int(n) }
 // fileRow is a file's row: its numbers, or its error as the note.
 func fileRow(f FileStats, indent string) []string {
 	if f.Error != "" {
-		return []string{indent + f.Path, "", "", "", "", "", "error: " + f.Error}
+		return []string{indent + mdtext.Escape(f.Path), "", "", "", "", "", "error: " + f.Error}
 	}
 	note := ""
 	if f.Binary {
 		note = "binary"
 	}
-	return []string{indent + f.Path, "", num(f.Lines), num(f.Symbols), num(f.Bytes), num(f.Tokens), note}
+	return []string{indent + mdtext.Escape(f.Path), "", num(f.Lines), num(f.Symbols), num(f.Bytes), num(f.Tokens), note}
 }
 
 // totalRow is the last row: every file, and how many of the listed are
@@ -190,22 +200,51 @@ func fileRow(f FileStats, indent string) []string {
 func totalRow(t StatsTotals, listed, shown int) []string {
 	var notes []string
 	if shown >= 0 {
-		notes = append(notes, fmt.Sprintf("top %s of %s", display.Int(shown), display.Int(t.Files)))
+		notes = append(notes, fmt.Sprintf("top %s of %s", display.Int(shown), plural(t.Files, "file", "files")))
 	}
 	if e := listed - t.Files; e > 0 {
-		notes = append(notes, fmt.Sprintf("%s not read", display.Int(e)))
+		notes = append(notes, plural(e, "file not read", "files not read"))
 	}
 	return []string{statsTotalLabel, num(t.Files), num(t.Lines), num(t.Symbols), num(t.Bytes), num(t.Tokens), strings.Join(notes, "; ")}
 }
 
-// writeStatsRows writes rows as a fitted table or a markdown table.
-func writeStatsRows(b *bytes.Buffer, o StatsWriteOptions, rows [][]string) error {
+// writeStatsRows writes rows as a fitted table or a markdown table. The
+// fitted table leaves out column drop (none when < 0) and the note column
+// when no row but the total has a note, and prints the total's note on a
+// line below the table, where it takes no width from the paths.
+func writeStatsRows(b *bytes.Buffer, o StatsWriteOptions, rows [][]string, drop int) error {
 	if o.Format != StatsMarkdown {
 		width := o.Width
 		if width <= 0 {
 			width = StatsDefaultWidth
 		}
-		return table.WriteFitted(b, statsColumns, rows, width)
+		last := len(statsColumns) - 1
+		note := rows[len(rows)-1][last]
+		rows[len(rows)-1][last] = ""
+		notes := false
+		for _, r := range rows {
+			notes = notes || r[last] != ""
+		}
+		var cols []table.Column
+		var keep []int
+		for i, c := range statsColumns {
+			if i != drop && (i != last || notes) {
+				cols, keep = append(cols, c), append(keep, i)
+			}
+		}
+		fitted := make([][]string, len(rows))
+		for i, r := range rows {
+			for _, k := range keep {
+				fitted[i] = append(fitted[i], r[k])
+			}
+		}
+		if err := table.WriteFitted(b, cols, fitted, width); err != nil {
+			return err
+		}
+		if note != "" {
+			b.WriteString(table.WrapText(note, width) + "\n")
+		}
+		return nil
 	}
 	b.WriteString("|")
 	for _, c := range statsColumns {
@@ -240,10 +279,20 @@ func writeStatsRows(b *bytes.Buffer, o StatsWriteOptions, rows [][]string) error
 }
 
 // treeText draws the tree as repomix draws its token-count tree, one entry
-// a line with its tokens.
-func treeText(root *StatsNode, threshold int) string {
+// a line with its tokens; a line wider than width (0: no limit) has its
+// name cut in the middle, down to 8 columns.
+func treeText(root *StatsNode, threshold, width int) string {
 	var b strings.Builder
-	b.WriteString(nodeLine(root) + "\n")
+	line := func(prefix string, n *StatsNode) string {
+		l := prefix + nodeLine(n, 0)
+		if over := table.Width(l) - width; width > 0 && over > 0 {
+			if w := table.Width(mdtext.Escape(n.Name)) - over; w >= 8 {
+				l = prefix + nodeLine(n, w)
+			}
+		}
+		return l
+	}
+	b.WriteString(line("", root) + "\n")
 	var walk func(n *StatsNode, prefix string)
 	walk = func(n *StatsNode, prefix string) {
 		last := len(n.Children) - 1
@@ -255,34 +304,49 @@ func treeText(root *StatsNode, threshold int) string {
 			if i == last {
 				branch, next = "└── ", "    "
 			}
-			b.WriteString(prefix + branch + nodeLine(c) + "\n")
+			b.WriteString(line(prefix+branch, c) + "\n")
 			if c.Dir {
 				walk(c, prefix+next)
 			}
 		}
 		if f := n.Folded; f != nil {
-			fmt.Fprintf(&b, "%s└── … %s below %s (%s, %s)\n", prefix, plural(f.Entries, "more entry", "more entries"),
-				plural(threshold, "token", "tokens"), plural(f.Tokens, "token", "tokens"), plural(f.Files, "file", "files"))
+			sums := fmt.Sprintf("(%s, %s)", plural(f.Tokens, "token", "tokens"), plural(f.Files, "file", "files"))
+			l := fmt.Sprintf("%s└── … %s below %s %s", prefix, plural(f.Entries, "more entry", "more entries"),
+				plural(threshold, "token", "tokens"), sums)
+			if width > 0 && table.Width(l) > width {
+				// too wide: the threshold is the same on every such line
+				l = fmt.Sprintf("%s└── … %s more %s", prefix, display.Int(f.Entries), sums)
+			}
+			if width > 0 && table.Width(l) > width {
+				l = fmt.Sprintf("%s└── … %s more (%s)", prefix, display.Int(f.Entries), plural(f.Tokens, "token", "tokens"))
+			}
+			b.WriteString(l + "\n")
 		}
 	}
 	walk(root, "")
 	return b.String()
 }
 
-func nodeLine(n *StatsNode) string {
+// nodeLine is an entry of the tree: its name (cut in the middle to cut
+// columns when cut > 0) and its numbers.
+func nodeLine(n *StatsNode, cut int) string {
+	name := mdtext.Escape(n.Name)
+	if cut > 0 {
+		name = table.CutMiddle(name, cut)
+	}
 	switch {
 	case n.Dir:
-		name := n.Name + "/"
+		name := name + "/"
 		if n.Path == "." {
 			name = "./"
 		}
 		return fmt.Sprintf("%s (%s, %s)", name, plural(n.Tokens, "token", "tokens"), plural(n.Files, "file", "files"))
 	case n.Error != "":
-		return n.Name + " (error: " + n.Error + ")"
+		return name + " (error: " + n.Error + ")"
 	case n.Binary:
-		return fmt.Sprintf("%s (binary, %s)", n.Name, plural(n.Bytes, "byte", "bytes"))
+		return fmt.Sprintf("%s (binary, %s)", name, plural(n.Bytes, "byte", "bytes"))
 	}
-	return fmt.Sprintf("%s (%s)", n.Name, plural(n.Tokens, "token", "tokens"))
+	return fmt.Sprintf("%s (%s)", name, plural(n.Tokens, "token", "tokens"))
 }
 
 func plural(n int, one, many string) string {

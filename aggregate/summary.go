@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/mdtext"
+	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -15,7 +17,7 @@ const SummaryLargest = 5
 
 // summaryIgnored is how many ignored paths [Summary.Write] names before
 // counting the rest.
-const summaryIgnored = 20
+const summaryIgnored = 10
 
 // Summary counts what a run put into the document, for people: the
 // command prints it on stderr at the end of every run ([Summary.Write]).
@@ -32,7 +34,8 @@ type Summary struct {
 	Omitted  int    `json:"omitted"`
 	Budget   string `json:"budget,omitempty"`
 	// Errors, Binary and Excluded (auto_aggregate = false) count the other
-	// items; Screenshots the screenshots.
+	// items (Errors also the screenshots that could not be resolved or
+	// read); Screenshots the screenshots linked.
 	Errors      int `json:"errors"`
 	Binary      int `json:"binary"`
 	Excluded    int `json:"excluded"`
@@ -72,12 +75,11 @@ func summarize(o Options, res *Result) Summary {
 		est = measure.Default()
 	}
 	s := Summary{
-		Tokens:      est.Tokens([]byte(res.Markdown)),
-		Estimator:   estimatorFlag(est),
-		Screenshots: len(res.Screenshots),
-		Ignored:     len(res.Ignored),
-		ignored:     res.Ignored,
-		Largest:     []SummaryFile{},
+		Tokens:    est.Tokens([]byte(res.Markdown)),
+		Estimator: estimatorFlag(est),
+		Ignored:   len(res.Ignored),
+		ignored:   res.Ignored,
+		Largest:   []SummaryFile{},
 	}
 	var limits []string
 	if o.MaxTokens.IsSet() {
@@ -112,12 +114,24 @@ func summarize(o Options, res *Result) Summary {
 		s.Files++
 		blocks = append(blocks, SummaryFile{Path: it.Path, Tokens: it.Emitted.Tokens})
 	}
+	for _, sh := range res.Screenshots {
+		if sh.Status == StatusError {
+			s.Errors++
+		} else {
+			s.Screenshots++
+		}
+	}
 	sort.SliceStable(blocks, func(i, j int) bool { return blocks[i].Tokens > blocks[j].Tokens })
 	s.Largest = append(s.Largest, blocks[:min(len(blocks), SummaryLargest)]...)
 	return s
 }
 
-// Write writes the summary for people, one "ctx: " line each:
+// SummaryWidth is the width of [Summary.Write]: what fits a terminal
+// whose width is unknown, as the tables.
+const SummaryWidth = 100
+
+// Write writes the summary for people, one "ctx: " line each, wrapped at
+// SummaryWidth columns ([Summary.WriteFitted]):
 //
 //	ctx: 12 files, 3,456 tokens (chars4)
 //	ctx: token budget max_tokens 3000: 2 degraded, 1 omitted (listed in the document)
@@ -126,12 +140,18 @@ func summarize(o Options, res *Result) Summary {
 //	ctx: left out by the default ignores: .env, node_modules/ (...)
 //
 // Lines with nothing to say are left out.
-func (s Summary) Write(w io.Writer) error {
+func (s Summary) Write(w io.Writer) error { return s.WriteFitted(w, 0) }
+
+// WriteFitted is [Summary.Write] with lines of at most width columns (0 or
+// less: SummaryWidth): a longer line goes on, after a space break, on lines
+// that start "ctx:   " (a name longer than a line is never broken).
+func (s Summary) WriteFitted(w io.Writer, width int) error {
+	if width <= 0 {
+		width = SummaryWidth
+	}
 	var b strings.Builder
 	line := func(format string, args ...any) {
-		b.WriteString("ctx: ")
-		fmt.Fprintf(&b, format, args...)
-		b.WriteByte('\n')
+		b.WriteString(wrapPrefixed(fmt.Sprintf(format, args...), "ctx: ", "ctx:   ", width))
 	}
 	first := fmt.Sprintf("%s, %s (%s)", nouns(s.Files, "file"), nouns(s.Tokens, "token"), s.Estimator)
 	if s.Changed != nil {
@@ -166,26 +186,65 @@ func (s Summary) Write(w io.Writer) error {
 		line("%s", strings.Join(other, ", "))
 	}
 	if len(s.Largest) > 1 {
-		parts := make([]string, len(s.Largest))
+		// a name and its tokens stay on one line
+		units := []string{"largest:"}
 		for i, f := range s.Largest {
-			parts[i] = f.Path + " " + display.Int(f.Tokens)
+			u := mdtext.Escape(f.Path) + "\u00a0" + display.Int(f.Tokens)
+			if i < len(s.Largest)-1 {
+				u += ","
+			}
+			units = append(units, u)
 		}
-		line("largest: %s", strings.Join(parts, ", "))
+		b.WriteString(strings.ReplaceAll(wrapPrefixed(strings.Join(units, " "), "ctx: ", "ctx:   ", width), "\u00a0", " "))
 	}
-	if len(s.ignored) > 0 {
-		n := min(len(s.ignored), summaryIgnored)
-		names := make([]string, n)
-		for i, p := range s.ignored[:n] {
-			names[i] = p.Shown()
-		}
-		list := strings.Join(names, ", ")
-		if rest := len(s.ignored) - n; rest > 0 {
-			list += fmt.Sprintf(" and %d more (--format json lists them)", rest)
-		}
-		line("left out by the default ignores: %s (--no-default-ignores, or --ignore '!PATTERN', keeps them)", list)
+	if l := leftOutLine(s.ignored); l != "" {
+		line("%s", l)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// wrapPrefixed wraps text at spaces (not at no-break spaces) into lines of
+// at most width columns, the first starting with first and the others with
+// next, each ending with a newline; a word longer than a line stays whole.
+func wrapPrefixed(text, first, next string, width int) string {
+	var b strings.Builder
+	line, n := first, 0
+	for _, word := range strings.Split(text, " ") {
+		if word == "" {
+			continue
+		}
+		if n > 0 && table.Width(line)+1+table.Width(word) > width {
+			b.WriteString(line + "\n")
+			line, n = next, 0
+		}
+		if n > 0 {
+			line += " "
+		}
+		line += word
+		n++
+	}
+	b.WriteString(line + "\n")
+	return b.String()
+}
+
+// leftOutLine says what the default ignore list left out, "" when
+// nothing: "left out by the default ignores: .env, node_modules/ (...)",
+// at most summaryIgnored names, escaped.
+func leftOutLine(ignored []IgnoredPath) string {
+	if len(ignored) == 0 {
+		return ""
+	}
+	names := make([]string, len(ignored))
+	for i, p := range ignored {
+		names[i] = mdtext.Escape(p.Shown())
+	}
+	more := ""
+	if len(names) > summaryIgnored {
+		more = "--format json lists them all; "
+	}
+	return "left out by the default ignores: " + shownList(names, summaryIgnored) +
+		" (" + more + "--no-default-ignores, or --ignore '!PATTERN', keeps them)"
 }
 
 // nouns is "1 file", "2 files", "1,234 tokens".

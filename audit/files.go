@@ -30,11 +30,16 @@ const (
 	// file and is not shown; RelatedID names it by tag, or by its recorded
 	// lines "lines S-E" when untagged (warning).
 	CodeSliceOrphaned Code = "slice_orphaned"
+	// CodeFocusUnmatched: a Tier 3 focus matched no file, so every file
+	// but tier 3 and force_full ones is shown in a structural view;
+	// SourceID is "files", RelatedID the focus as written (warning).
+	CodeFocusUnmatched Code = "focus_unmatched"
 )
 
 // fileFindings audits the files rows of m, in order: per row, file_error,
 // file_omitted, file_degraded, file_fallback, file_truncated, then
-// slice_orphaned for each orphaned slice. A manifest without files has none.
+// slice_orphaned for each orphaned slice; then focus_unmatched for each
+// focus that matched no file. A manifest without files has none.
 func fileFindings(m *manifest.Manifest) []Finding {
 	var out []Finding
 	for _, r := range m.Files {
@@ -69,6 +74,10 @@ func fileFindings(m *manifest.Manifest) []Finding {
 			}
 			add(CodeSliceOrphaned, Warning, rel)
 		}
+	}
+	for _, f := range m.UnmatchedFocus {
+		out = append(out, Finding{SourceID: filesID, Code: CodeFocusUnmatched, Severity: Warning, RelatedID: f,
+			Message: aggregate.FocusWarning(f) + "; Tier 3 shows the other files as skeletons, outlines or summaries"})
 	}
 	return out
 }

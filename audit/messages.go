@@ -155,6 +155,9 @@ var rules = []struct {
 		}
 		return "custom slice " + where + " not found in the file; not shown"
 	}},
+	{Rule{CodeFocusUnmatched, "A Tier 3 focus matched no file, so the files it meant are not sent in full."}, ofAny, func(a about) string {
+		return a.f.Message
+	}},
 	{Rule{CodeSecret, "A credential is in the text sent to the agent."}, ofAny, func(a about) string {
 		return a.f.Message
 	}},

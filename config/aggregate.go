@@ -52,7 +52,9 @@ func fileItems(es []FileEntry) []aggregate.FileItem {
 // in ctx.toml does. Keys the file does not set keep their defaults:
 // base_dir the project directory, output_dir ".ctx/out", namespace "ctx",
 // strategy auto, no token limits, no redaction unless [secrets] redact is
-// true (then with the allowlist). The estimator is the file's (nil, the
+// true (then with the allowlist). The [discussion] history file and
+// attachments directory are never aggregated (HistoryFile,
+// AttachmentsDir). The estimator is the file's (nil, the
 // default, when it sets none).
 func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	o := aggregate.Options{
@@ -82,6 +84,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		o.MaxFileTokens = measure.MaxOf(f.MaxFileTokens)
 		o.IgnorePatterns = append([]string(nil), f.Ignore...)
 		o.NoDefaultIgnores = f.DefaultIgnores != nil && !*f.DefaultIgnores
+		o.NoGitIgnore = f.GitIgnore != nil && !*f.GitIgnore
 	}
 	o.ScreenshotBaseDir = o.BaseDir
 	if s := a.Screenshots; s != nil {
@@ -101,6 +104,13 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	// kept when a caller clears OutputDir (--stdout): earlier outputs must
 	// not feed back into the files section
 	o.SkipDirs = []string{o.OutputDir}
+	// the history is sent as the Discussion History, never as a file
+	if d := c.Discussion; d != nil {
+		o.HistoryFile = discover.Join(dir, home, d.History)
+		if d.Attachments != nil {
+			o.AttachmentsDir = discover.Join(dir, home, *d.Attachments)
+		}
+	}
 	if c.Secrets.Redact != nil && *c.Secrets.Redact {
 		o.Redact = c.Secrets.scanner
 	}

@@ -88,4 +88,15 @@ namespace = "proj"
 	if len(o.SkipDirs) != 1 || o.SkipDirs[0] != "/p/.ctx/out" {
 		t.Errorf("SkipDirs = %v", o.SkipDirs)
 	}
+	if o.HistoryFile != "" || o.AttachmentsDir != "" {
+		t.Errorf("no [discussion]: %q %q", o.HistoryFile, o.AttachmentsDir)
+	}
+	// the [discussion] history and attachments are never aggregated
+	c, err := Decode("ctx.toml", []byte("[discussion]\nhistory = \"chat/h.json\"\nattachments = \"chat/files\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.AggregateOptions("/p", "/home/u"); o.HistoryFile != "/p/chat/h.json" || o.AttachmentsDir != "/p/chat/files" {
+		t.Errorf("[discussion]: %q %q", o.HistoryFile, o.AttachmentsDir)
+	}
 }

@@ -43,6 +43,10 @@ type Files struct {
 	// DefaultIgnores is default_ignores: false turns off the default
 	// ignore list (aggregate.DefaultIgnores); nil when absent (true).
 	DefaultIgnores *bool
+	// GitIgnore is gitignore: false turns git's ignore rules off in globs
+	// and walks, for a tree inside a repository that ignores it; nil when
+	// absent (true).
+	GitIgnore *bool
 }
 
 // FileEntry is one element of a paths array: a path or glob string, or an
@@ -235,7 +239,7 @@ func decodePresets(t table) ([]Preset, error) {
 
 func decodeFiles(t table) (*Files, error) {
 	if err := t.CheckKeys("base_dir", "paths", "strategy", "focus", "summary_only", "max_tokens", "max_file_tokens",
-		"ignore", "default_ignores"); err != nil {
+		"ignore", "default_ignores", "gitignore"); err != nil {
 		return nil, err
 	}
 	f := &Files{Line: t.doc.Line(t.Path)}
@@ -272,6 +276,11 @@ func decodeFiles(t table) (*Files, error) {
 		return nil, err
 	} else if ok {
 		f.DefaultIgnores = &b
+	}
+	if b, ok, err := t.Bool("gitignore"); err != nil {
+		return nil, err
+	} else if ok {
+		f.GitIgnore = &b
 	}
 	if l, ok, err := t.Strings("ignore"); err != nil {
 		return nil, err

@@ -102,23 +102,23 @@ func TestDecodeFilesTokenLimits(t *testing.T) {
 }
 
 func TestDecodeFilesIgnore(t *testing.T) {
-	c, err := Decode("ctx.toml", []byte("[files]\nignore = [\"*.csv\", \"!keep.csv\"]\ndefault_ignores = false\n"))
+	c, err := Decode("ctx.toml", []byte("[files]\nignore = [\"*.csv\", \"!keep.csv\"]\ndefault_ignores = false\ngitignore = false\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	f := c.Aggregate.Files
-	if fmt.Sprint(f.Ignore) != "[*.csv !keep.csv]" || f.DefaultIgnores == nil || *f.DefaultIgnores {
+	if fmt.Sprint(f.Ignore) != "[*.csv !keep.csv]" || f.DefaultIgnores == nil || *f.DefaultIgnores || f.GitIgnore == nil || *f.GitIgnore {
 		t.Errorf("decoded %+v", f)
 	}
 	o := c.AggregateOptions("/p", "/h")
-	if fmt.Sprint(o.IgnorePatterns) != "[*.csv !keep.csv]" || !o.NoDefaultIgnores {
+	if fmt.Sprint(o.IgnorePatterns) != "[*.csv !keep.csv]" || !o.NoDefaultIgnores || !o.NoGitIgnore {
 		t.Errorf("options %+v", o)
 	}
 	c, err = Decode("ctx.toml", []byte("[files]\nignore = \"*.csv\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if o := c.AggregateOptions("/p", "/h"); fmt.Sprint(o.IgnorePatterns) != "[*.csv]" || o.NoDefaultIgnores {
+	if o := c.AggregateOptions("/p", "/h"); fmt.Sprint(o.IgnorePatterns) != "[*.csv]" || o.NoDefaultIgnores || o.NoGitIgnore {
 		t.Errorf("absent default_ignores: %+v", o)
 	}
 }
@@ -138,7 +138,7 @@ func TestDecodeAggregateErrors(t *testing.T) {
 		src, want string
 	}{
 		{"files = 1", "ctx.toml:1: files: must be a table, not an integer"},
-		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, focus, summary_only, max_tokens, max_file_tokens, ignore, default_ignores)"},
+		{"[files]\npath = \"x\"", "ctx.toml:2: files.path: unknown key (allowed: base_dir, paths, strategy, focus, summary_only, max_tokens, max_file_tokens, ignore, default_ignores, gitignore)"},
 		{"[files]\nignore = [\"*.csv\", \"\"]", "ctx.toml:2: files.ignore[1]: must not be empty"},
 		{"[files]\nignore = [\n  \"*.csv\",\n  \"data/[a-\"]", `ctx.toml:4: files.ignore[1]: invalid pattern "data/[a-": syntax error in pattern`},
 		{"[files]\nignore = \"  \"", "ctx.toml:2: files.ignore: must not be empty"},

@@ -10,6 +10,7 @@ import (
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	texttable "github.com/ctxaudit/ctx/internal/table"
 )
 
@@ -103,7 +104,7 @@ func WritePresetList(w io.Writer, list []PresetStatus, f PresetFormat, width int
 		}
 	case PresetFormatTable:
 		if len(list) == 0 {
-			b.WriteString("no presets: add [presets.NAME] to ctx.toml, or save one with: ctx preset save NAME\n")
+			b.WriteString("no presets: add [presets.NAME] to ctx.toml, or run: ctx preset save NAME\n")
 			break
 		}
 		if width <= 0 {
@@ -116,9 +117,9 @@ func WritePresetList(w io.Writer, list []PresetStatus, f PresetFormat, width int
 				notes = append(notes, "overridden by the project's")
 			}
 			if len(s.Missing) > 0 {
-				notes = append(notes, "not found: "+strings.Join(s.Missing, ", "))
+				notes = append(notes, "not found: "+escapeAll(s.Missing))
 			}
-			rows = append(rows, []string{s.Name, string(s.Scope), display.Int(s.Found), s.Description, strings.Join(notes, "; ")})
+			rows = append(rows, []string{mdtext.Escape(s.Name), string(s.Scope), display.Int(s.Found), mdtext.Escape(s.Description), strings.Join(notes, "; ")})
 		}
 		if err := texttable.WriteFitted(&b, presetColumns, rows, width); err != nil {
 			return err
@@ -143,16 +144,16 @@ func WritePreset(w io.Writer, s PresetStatus, f PresetFormat) error {
 	case PresetFormatTOML:
 		b.WriteString(PresetTOML(s.Preset))
 	case PresetFormatText:
-		where := s.File
+		where := mdtext.Escape(s.File)
 		if s.Line > 0 {
 			where += fmt.Sprintf(":%d", s.Line)
 		}
-		fmt.Fprintf(&b, "preset %s: %s, %s\n", s.Name, s.Scope, where)
+		fmt.Fprintf(&b, "preset %s: %s, %s\n", mdtext.Escape(s.Name), s.Scope, where)
 		if s.Overridden {
 			b.WriteString("overridden by the project preset of the same name\n")
 		}
 		if s.Description != "" {
-			b.WriteString("description: " + s.Description + "\n")
+			b.WriteString("description: " + mdtext.Escape(s.Description) + "\n")
 		}
 		fmt.Fprintf(&b, "files: %s, %s found\n", plural(len(s.Files), "entry", "entries"), plural(s.Found, "file", "files"))
 		missing := map[string]bool{}
@@ -161,16 +162,17 @@ func WritePreset(w io.Writer, s PresetStatus, f PresetFormat) error {
 		}
 		wide := 0
 		for _, fi := range s.Files {
-			wide = max(wide, texttable.Width(fi.Path))
+			wide = max(wide, texttable.Width(mdtext.Escape(fi.Path)))
 		}
 		for _, fi := range s.Files {
 			extra := FileItemSettings(fi)
 			if missing[fi.Path] {
 				extra = append(extra, "(not found)")
 			}
-			line := "  " + fi.Path
+			path := mdtext.Escape(fi.Path)
+			line := "  " + path
 			if len(extra) > 0 {
-				line += strings.Repeat(" ", wide-texttable.Width(fi.Path)+2) + strings.Join(extra, ", ")
+				line += strings.Repeat(" ", wide-texttable.Width(path)+2) + strings.Join(extra, ", ")
 			}
 			b.WriteString(line + "\n")
 		}
@@ -180,13 +182,23 @@ func WritePreset(w io.Writer, s PresetStatus, f PresetFormat) error {
 		case len(s.Screenshots) == 0:
 			b.WriteString("screenshots: none\n")
 		default:
-			b.WriteString("screenshots: " + strings.Join(s.Screenshots, ", ") + "\n")
+			b.WriteString("screenshots: " + escapeAll(s.Screenshots) + "\n")
 		}
 	default:
 		return fmt.Errorf("format: must be text, json or toml, not %q", f)
 	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+// escapeAll joins names with commas, each escaped (control characters as
+// \n, \x1b): a name never adds a line or a terminal escape.
+func escapeAll(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = mdtext.Escape(n)
+	}
+	return strings.Join(out, ", ")
 }
 
 func plural(n int, one, many string) string {

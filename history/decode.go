@@ -277,7 +277,7 @@ func decodeRequest(data []byte) (Request, error) {
 		if err := json.Unmarshal(raw, &keys); err != nil {
 			return fail(start, err)
 		}
-		if contentShape(keys) {
+		if contentShape(keys) || roleOnly(keys, m.Role) {
 			if err := c.convert(i, m, keys); err != nil && !errors.Is(err, errResultOnly) {
 				return fail(start, err)
 			}
@@ -294,6 +294,17 @@ func decodeRequest(data []byte) (Request, error) {
 	}
 	req.Messages = c.out
 	return req, nil
+}
+
+// roleOnly reports a {"role": "User"} entry without content: the content
+// shape with empty content, as the original's entry.get("content", "")
+// reads it. A role Chatbox knows, or a key of Chatbox's own (id,
+// contentParts), makes it a Chatbox message (whose role is then checked).
+func roleOnly(keys map[string]json.RawMessage, role Role) bool {
+	_, hasRole := keys["role"]
+	_, hasID := keys["id"]
+	_, hasParts := keys["contentParts"]
+	return hasRole && !hasID && !hasParts && !role.valid()
 }
 
 // typeErrorOffset returns base plus the offset of the last byte read when

@@ -100,7 +100,10 @@
 //     {"role", "content"} entries and the messages of the OpenAI and
 //     Anthropic APIs. The role is kept as written ("User", "AI"); a
 //     missing or empty role is "Unknown" ([RoleUnknown]), as Manual Slop's
-//     build_discussion_section has it. A string content is one text
+//     build_discussion_section has it. An entry with a role Chatbox does
+//     not know and nothing else ({"role": "User"}, no id, no
+//     contentParts) is this shape with empty content ("User: "), as the
+//     original's entry.get("content", "") reads it. A string content is one text
 //     part; null is none; an array of typed parts is converted part by
 //     part: text, input_text, output_text and refusal to text parts,
 //     thinking to a reasoning part, image_url, input_image and image (by
@@ -109,7 +112,10 @@
 //     tool_result, or an OpenAI tool message, to the result of the call it
 //     answers (state result, or error with is_error), in the earlier
 //     message that holds the call; a message that carried only tool
-//     results is then not kept. Keys a part does not use are kept in its
+//     results is then not kept. A result whose content is a list of text
+//     parts is the string of their texts joined by newlines (what the list
+//     means, and what a string content gives); a list with other parts
+//     (an image) stays compact JSON. Keys a part does not use are kept in its
 //     Extra. Any other part (documents, audio, inline image data,
 //     redacted thinking), a result for a call no earlier message made, or
 //     OpenAI's deprecated function_call is an error that names the

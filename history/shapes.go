@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ctxaudit/ctx/internal/jsonenc"
 )
 
 // RoleUnknown is the role of a message in the content shape that has no
@@ -269,7 +271,7 @@ func convertPart(typ string, obj map[string]json.RawMessage) (ContentPart, *pend
 		}
 		res := &pendingResult{id: id, result: json.RawMessage(`""`)}
 		if c, ok := obj["content"]; ok && !isNull(c) {
-			res.result = compactRaw(c)
+			res.result = resultContent(c)
 		}
 		if b, ok := obj["is_error"]; ok && !isNull(b) {
 			if err := json.Unmarshal(b, &res.isError); err != nil {
@@ -396,7 +398,36 @@ func toolMessageResult(name string, raw json.RawMessage) (json.RawMessage, error
 	if raw[0] != '"' && raw[0] != '[' {
 		return nil, shapeErrorf("%s: content must be a string or an array of parts, not %s", name, jsonKind(raw))
 	}
-	return compactRaw(raw), nil
+	return resultContent(raw), nil
+}
+
+// resultContent is a tool result's content as the result of a Chatbox
+// tool-call part: a list of text parts is the one string of their texts
+// joined by newlines, as the shape means it (a string content is the
+// shorthand of one text part), so that the two read alike; any other
+// content, a list with an image among its parts, say, is kept as compact
+// JSON, never dropped.
+func resultContent(raw json.RawMessage) json.RawMessage {
+	var parts []map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &parts); err != nil || len(parts) == 0 {
+		return compactRaw(raw)
+	}
+	texts := make([]string, 0, len(parts))
+	for _, p := range parts {
+		if typ, err := stringField(p, "type", true); err != nil || (typ != "text" && typ != "input_text" && typ != "output_text") {
+			return compactRaw(raw)
+		}
+		t, err := stringField(p, "text", true)
+		if err != nil {
+			return compactRaw(raw)
+		}
+		texts = append(texts, t)
+	}
+	out, err := jsonenc.Compact(strings.Join(texts, "\n"))
+	if err != nil {
+		return compactRaw(raw)
+	}
+	return out
 }
 
 // stringField reads obj[key] as a string; a required key must be present

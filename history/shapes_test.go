@@ -107,6 +107,50 @@ func TestShapesSeed(t *testing.T) {
 	}
 }
 
+// A {"role": ...} entry without content is the content shape with empty
+// content, as the original's entry.get("content", "") reads it: "User: ".
+func TestShapesRoleWithoutContent(t *testing.T) {
+	t.Parallel()
+	req, err := DecodeRequest(strings.NewReader(`[{"role": "User"}, {"role": "AI", "content": null}, {"role": "user"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := Build(context.Background(), req.Messages, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "### Discussion Excerpt 1\n\nUser: \n\n---\n\n### Discussion Excerpt 2\n\nAI: \n\n---\n\n### Discussion Excerpt 3\n\nuser: "
+	if got := Markdown(r); got != want {
+		t.Errorf("got\n%q\nwant\n%q", got, want)
+	}
+}
+
+// A tool result whose content is a list of text parts (Anthropic's
+// tool_result, OpenAI's tool message) is their text joined by newlines, as
+// a string content is; a list with other parts stays as it is.
+func TestShapesToolResultParts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ in, want string }{
+		{`[{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "ls", "input": {}}]},
+		   {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "a.txt"}, {"type": "text", "text": "<b>.txt"}]}]}]`,
+			`"a.txt\n<b>.txt"`},
+		{`[{"role": "assistant", "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "ls"}}]},
+		   {"role": "tool", "tool_call_id": "c1", "content": [{"type": "text", "text": "x"}, {"type": "text", "text": "y"}]}]`,
+			`"x\ny"`},
+		{`[{"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "shot", "input": {}}]},
+		   {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "t1", "content": [{"type": "text", "text": "a"}, {"type": "image", "source": {"type": "url", "url": "u"}}]}]}]`,
+			`[{"type":"text","text":"a"},{"type":"image","source":{"type":"url","url":"u"}}]`},
+	} {
+		req, err := DecodeRequest(strings.NewReader(tc.in))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := string(req.Messages[0].ContentParts[0].Result); got != tc.want {
+			t.Errorf("result %s, want %s", got, tc.want)
+		}
+	}
+}
+
 // A Chatbox message keeps a legacy "content" beside its contentParts, as
 // before: contentParts is what is sent.
 func TestShapesChatboxWithContent(t *testing.T) {
@@ -124,7 +168,8 @@ func TestShapesChatboxWithContent(t *testing.T) {
 func TestShapesErrors(t *testing.T) {
 	t.Parallel()
 	tests := []struct{ name, in, want string }{
-		{"neither shape", `[{"role": "User"}]`, `message 0 (id ""): invalid role "User" (want system, user, assistant or tool, or "content" for a message in the {"role", "content"} shape)`},
+		{"neither shape", `[{"id": "x"}]`, `message 0 (id "x"): invalid role "" (want system, user, assistant or tool, or "content" for a message in the {"role", "content"} shape)`},
+		{"chatbox role", `[{"role": "User", "contentParts": []}]`, `message 0 (id ""): invalid role "User" (want system, user, assistant or tool)`},
 		{"content type", `[{"role": "user", "content": 5}]`, `message 0: content must be a string, an array of parts or null, not a number`},
 		{"part not object", `[{"role": "user", "content": ["x"]}]`, `message 0: content[0]: must be an object with a type, not a string`},
 		{"unknown part", `[{"id": "m", "role": "user", "content": [{"type": "text", "text": "a"}, {"type": "document", "source": {}}]}]`,

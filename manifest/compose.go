@@ -78,6 +78,11 @@ func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure
 		skip[i] = inProject(m.ProjectDir, d)
 	}
 	o.SkipDirs = skip
+	for _, p := range []*string{&o.HistoryFile, &o.AttachmentsDir} {
+		if *p != "" {
+			*p = inProject(m.ProjectDir, *p)
+		}
+	}
 	if o.OutputDir != "" {
 		// earlier outputs must not feed back into the section
 		o.SkipDirs = append(append([]string(nil), o.SkipDirs...), o.OutputDir)
@@ -91,6 +96,7 @@ func addFiles(ctx context.Context, m *Manifest, o aggregate.Options, est measure
 		return err
 	}
 	m.Files = append(m.Files, FileRows(res)...)
+	m.UnmatchedFocus = append(m.UnmatchedFocus, res.UnmatchedFocus...)
 	m.Redactions = append(m.Redactions, fileRedactions(res)...)
 	if res.Static != "" {
 		m.Sections = append(m.Sections, NewSection(SectionFiles, res.Static+"\n", o.Estimator))
@@ -169,7 +175,7 @@ func fileRow(it *aggregate.Item) FileRow {
 func screenshotRow(sh *aggregate.Screenshot) FileRow {
 	r := FileRow{
 		Kind: FileKindScreenshot, Entry: sh.Entry, Path: sh.Path, ViewMode: aggregate.ViewFull,
-		Language: aggregate.FenceLanguage(sh.Path), Status: sh.Status, Error: sh.Error,
+		Language: aggregate.FenceLanguage(sh.Path), Status: sh.Status, Error: sh.Error, RealPath: sh.RealPath,
 	}
 	if sh.Source.Hash != "" {
 		r.SourceBytes, r.SourceHash = intp(sh.Source.Bytes), strp(sh.Source.Hash)

@@ -36,6 +36,10 @@ type Manifest struct {
 	Paths string `json:"paths,omitempty"`
 	// Files lists the aggregated project files (see [FileRow]).
 	Files []FileRow `json:"files,omitempty"`
+	// UnmatchedFocus lists the Tier 3 focus entries that matched no file
+	// (aggregate.Result.UnmatchedFocus), as written; the audit reports each
+	// (focus_unmatched).
+	UnmatchedFocus []string `json:"unmatched_focus,omitempty"`
 	// Beads records the Beads store (see [Beads]).
 	Beads *Beads `json:"beads,omitempty"`
 	// History records the discussion history (see [History]).

@@ -359,6 +359,17 @@ type packItem struct {
 	Content string `json:"content,omitempty"`
 }
 
+// MarshalJSON writes the item as ctx aggregate --format json does (its
+// "row_status" last), with "content" only when it is set.
+func (p packItem) MarshalJSON() ([]byte, error) {
+	type plain aggregate.Item // without Item's MarshalJSON
+	return jsonenc.Compact(struct {
+		plain
+		Content   string           `json:"content,omitempty"`
+		RowStatus aggregate.Status `json:"row_status"`
+	}{plain(p.Item), p.Content, p.Item.RowStatus()})
+}
+
 // packResult is the structured output of pack.
 type packResult struct {
 	Markdown    string                  `json:"markdown"`

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
@@ -56,7 +57,7 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 		}
 	case FormatTable:
 		for _, st := range rep.Settings {
-			b.WriteString(table.WrapText(fmt.Sprintf("setting %s: %s → %s", st.Setting, orNone(st.Old), orNone(st.New)), TableWidth) + "\n")
+			b.WriteString(table.WrapText(mdtext.Escape(fmt.Sprintf("setting %s: %s → %s", st.Setting, orNone(st.Old), orNone(st.New))), TableWidth) + "\n")
 		}
 		rows := make([][]string, 0, len(rep.Rows))
 		for _, r := range rep.Rows {
@@ -68,7 +69,7 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 		}
 		for _, r := range rep.Rows {
 			if r.Note != "" {
-				b.WriteString(table.WrapText(r.ID+": "+r.Note, TableWidth) + "\n")
+				b.WriteString(table.WrapText(mdtext.Escape(r.ID+": "+r.Note), TableWidth) + "\n")
 			}
 		}
 		b.WriteString(verifySummary(rep))
@@ -124,7 +125,7 @@ func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
 		}
 	case FormatTable:
 		if rep.Old.Agent != rep.New.Agent {
-			fmt.Fprintf(&b, "agent: %s → %s\n", rep.Old.Agent, rep.New.Agent)
+			fmt.Fprintf(&b, "agent: %s → %s\n", mdtext.Escape(rep.Old.Agent), mdtext.Escape(rep.New.Agent))
 		}
 		if rep.Old.Estimator != rep.New.Estimator {
 			fmt.Fprintf(&b, "estimator: %s → %s (tokens are counted differently)\n", rep.Old.Estimator, rep.New.Estimator)
@@ -354,7 +355,11 @@ func short(h string) string {
 func fit(header []string, rows [][]string, widths []int) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
-		out[i] = append([]string(nil), r...)
+		out[i] = make([]string, len(r))
+		for j, c := range r {
+			// ids and paths are data: a name adds no line or escape
+			out[i][j] = mdtext.Escape(c)
+		}
 	}
 	natural := func(c int) int {
 		n := utf8.RuneCountInString(header[c])

@@ -327,10 +327,19 @@ func (s *braceSymbolizer) add(sc scope, kind, name string, rangeNode, body trees
 			StartLine: rangeNode.StartLine(), EndLine: rangeNode.EndLine(), Depth: sc.depth},
 		node: rangeNode,
 	}
+	end := rangeNode.EndByte()
+	if s.lang == C || s.lang == CPP {
+		// a struct, union, enum or class declared on its own: the ";" that
+		// ends the declaration is its parent's child, the node's sibling
+		if next := rangeNode.NextSibling(); !next.IsNull() && !next.IsNamed() && next.Type() == ";" {
+			end = next.EndByte()
+			sy.end = end
+		}
+	}
 	if !body.IsNull() && body.StartByte() >= rangeNode.StartByte() && body.EndByte() <= rangeNode.EndByte() {
 		rn, b := rangeNode, body
 		sy.sig = func() string {
-			return string(src[rn.StartByte():b.StartByte()]) + elided + string(src[b.EndByte():rn.EndByte()])
+			return string(src[rn.StartByte():b.StartByte()]) + elided + string(src[b.EndByte():end])
 		}
 	}
 	s.out = append(s.out, sy)

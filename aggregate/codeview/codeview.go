@@ -105,6 +105,18 @@ type sym struct {
 	// render returns the signature form: the declaration with its body
 	// elided. Nil means the signature is the definition itself.
 	sig func() string
+	// end, when not 0, is where the symbol's text ends instead of the
+	// node's end: after the ";" of a C or C++ declaration whose node does
+	// not hold it (struct point { ... };)
+	end int
+}
+
+// text is the symbol's definition in src.
+func (s sym) text(src []byte) string {
+	if s.end > s.node.EndByte() {
+		return string(src[s.node.StartByte():s.end])
+	}
+	return s.node.Text(src)
 }
 
 // parsed holds a tree and its source for one view call.
@@ -290,7 +302,7 @@ func Mask(ctx context.Context, lang Language, src []byte, mask map[string]MaskMo
 		if cut || (mode != MaskDef && mode != MaskSig) {
 			continue
 		}
-		text := s.node.Text(src)
+		text := s.text(src)
 		if mode == MaskSig && s.sig != nil {
 			text = s.sig()
 		}

@@ -260,3 +260,36 @@ def top():
 		t.Errorf("mask: %v", err)
 	}
 }
+
+// A C or C++ declaration ends with its ";": the def and sig forms of a
+// struct, union, enum or class declared on its own keep it.
+func TestMaskDeclarationSemicolon(t *testing.T) {
+	ctx := context.Background()
+	src := []byte("struct point { int x; int y; };\nunion u { int i; float f; };\nenum e { A, B };\nstruct point p;\nint f(void) { return 1; }\n")
+	for _, tc := range []struct {
+		lang Language
+		mask map[string]MaskMode
+		want string
+	}{
+		{C, map[string]MaskMode{"point": MaskDef, "u": MaskDef, "e": MaskDef, "f": MaskDef},
+			"struct point { int x; int y; };\n\nunion u { int i; float f; };\n\nenum e { A, B };\n\nint f(void) { return 1; }"},
+		{C, map[string]MaskMode{"point": MaskSig, "f": MaskSig}, "struct point { ... };\n\nint f(void) { ... }"},
+		{CPP, map[string]MaskMode{"point": MaskDef, "e": MaskSig}, "struct point { int x; int y; };\n\nenum e { ... };"},
+	} {
+		got, err := Mask(ctx, tc.lang, src, tc.mask)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("%s %v:\n%s\nwant\n%s", tc.lang, tc.mask, got, tc.want)
+		}
+	}
+	cpp := []byte("class K { int x; };\nnamespace n { struct s { int a; }; }\n")
+	got, err := Mask(ctx, CPP, cpp, map[string]MaskMode{"K": MaskDef, "n::s": MaskDef})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "class K { int x; };\n\nstruct s { int a; };"; got != want {
+		t.Errorf("C++:\n%s\nwant\n%s", got, want)
+	}
+}

@@ -30,7 +30,8 @@ func aggregateFlags() []cli.Flag {
 		&cli.StringFlag{Name: "preset", Usage: "use the files of preset `NAME` ([presets.NAME] in ctx.toml, or the user presets.toml)"},
 		&cli.StringSliceFlag{Name: "ignore", Usage: "leave out what `PATTERN` matches in globs and walks (gitignore syntax, relative to base_dir; repeatable; added to [files] ignore)"},
 		&cli.BoolFlag{Name: "no-default-ignores", Usage: "keep what the default ignore list leaves out (lock files, .env files, keys, node_modules, build and cache directories)"},
-		&cli.BoolFlag{Name: "allow-outside", Usage: "read [files], the history file and attachments outside the project directory too (default: only the directories of allow_outside in the user's ctx/config.toml)"},
+		&cli.BoolFlag{Name: "no-gitignore", Usage: "do not apply .gitignore and .git/info/exclude in globs and walks (a tree inside a repository that ignores it; gitignore = false in [files])"},
+		&cli.BoolFlag{Name: "allow-outside", Usage: "read [files], [screenshots], the history file and attachments outside the project directory too (default: only the directories of allow_outside in the user's ctx/config.toml)"},
 	}
 }
 
@@ -84,7 +85,7 @@ files (--quiet turns it off).
 Examples:
    ctx aggregate
    ctx aggregate --stdout 'src/**/*.py' README.md
-   ctx aggregate --changed=main --stdout          # files changed against main
+   ctx aggregate --changed=main --stdout   # files changed against main
    ctx aggregate --ignore 'docs/' --stdout
    ctx aggregate --view skeleton --stdout 'src/**/*.go'
    ctx aggregate --focus app.py --stdout
@@ -93,7 +94,7 @@ Examples:
 			&cli.BoolFlag{Name: "stdout", Usage: "print the markdown instead of writing a file"},
 			&cli.BoolFlag{Name: "no-history", Usage: "leave out the Discussion History of [discussion] (the static, cacheable prefix)"},
 			&cli.StringFlag{Name: "format", Value: "markdown", Usage: "`FORMAT`: markdown, or json to print the items instead"},
-			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments: full, summary, skeleton, outline, none or custom (masked needs a mask, which only ctx.toml gives)"},
+			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments, or of the whole project when it is packed (no arguments, no [files] paths): full, summary, skeleton, outline, none or custom; not masked, whose mask only a [files] entry gives"},
 			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize, full or tier3 (default: [files] strategy, else auto)"},
 			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by entry, relative path, base name or absolute path (repeatable)"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: no limit, as in every command; default: [files] max_tokens, else no limit)"},
@@ -135,6 +136,9 @@ func aggregateOptions(c *cli.Context, args []string, allowView, pack bool) (aggr
 	if c.Bool("no-default-ignores") {
 		o.NoDefaultIgnores = true
 	}
+	if c.Bool("no-gitignore") {
+		o.NoGitIgnore = true
+	}
 	if name := c.String("preset"); c.IsSet("preset") {
 		if len(args) > 0 {
 			return o, usagef("--preset and paths as arguments cannot be used together")
@@ -156,7 +160,7 @@ func aggregateOptions(c *cli.Context, args []string, allowView, pack bool) (aggr
 		if fc, err := aggregate.CheckFiles(c.Context, o, pr.Files); err != nil {
 			return o, err
 		} else if len(fc.Missing) > 0 {
-			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: preset %s: not found in this project: %s\n", name, strings.Join(fc.Missing, ", "))
+			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: preset %s: not found in this project: %s\n", name, fc.MissingText())
 		}
 	}
 	var view aggregate.ViewMode
@@ -284,23 +288,9 @@ func (e *env) aggregate(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	var binary []string
-	for _, it := range res.Items {
-		e.itemWarnings(it)
-		if it.Status == aggregate.StatusBinary {
-			binary = append(binary, it.Path)
-		}
-	}
+	e.warnings(res.ItemWarnings())
 	e.redactionNote(res.RedactionSummary())
-	e.binaryWarning(binary)
-	for _, sh := range res.Screenshots {
-		if sh.Error != "" {
-			fmt.Fprintf(e.stderr, "ctx: warning: screenshot %s\n", sh.Error)
-		}
-	}
-	for _, f := range res.UnmatchedFocus {
-		fmt.Fprintf(e.stderr, "ctx: warning: focus %q matched no file (by entry, path, name or absolute path)\n", f)
-	}
+	e.warnings(res.OtherWarnings())
 	switch {
 	case format == "json":
 		err = res.WriteJSON(e.stdout)
@@ -312,50 +302,14 @@ func (e *env) aggregate(c *cli.Context) error {
 	if err != nil || quiet {
 		return err
 	}
-	return res.Summary().Write(e.stderr)
+	return res.Summary().WriteFitted(e.stderr, terminalWidth(e.stderr))
 }
 
-// itemWarnings reports an item's problems on stderr.
-func (e *env) itemWarnings(it aggregate.Item) {
-	if it.Error != "" {
-		msg := it.Error
-		if !strings.Contains(msg, it.Path) {
-			msg = it.Path + ": " + msg
-		}
-		fmt.Fprintf(e.stderr, "ctx: warning: %s\n", msg)
+// warnings prints each message as a warning on stderr.
+func (e *env) warnings(msgs []string) {
+	for _, m := range msgs {
+		fmt.Fprintf(e.stderr, "ctx: warning: %s\n", m)
 	}
-
-	for _, sl := range it.Slices {
-		if sl.Orphaned() {
-			fmt.Fprintf(e.stderr, "ctx: warning: %s: slice %s (lines %d-%d) is orphaned: %s\n", it.Path, sliceName(sl), sl.OldStart, sl.OldEnd, sl.Reason)
-		}
-	}
-}
-
-// binaryShown is how many binary files the warning names.
-const binaryShown = 10
-
-// binaryWarning reports the binary files, listed but not inlined, in one
-// line: a project can hold hundreds.
-func (e *env) binaryWarning(paths []string) {
-	n := len(paths)
-	switch {
-	case n == 0:
-		return
-	case n == 1:
-		fmt.Fprintf(e.stderr, "ctx: warning: %s: binary file, listed but not inlined\n", paths[0])
-		return
-	case n > binaryShown:
-		paths = append(paths[:binaryShown:binaryShown], fmt.Sprintf("and %d more", n-binaryShown))
-	}
-	fmt.Fprintf(e.stderr, "ctx: warning: %d binary files, listed but not inlined: %s\n", n, strings.Join(paths, ", "))
-}
-
-func sliceName(sl aggregate.SliceResult) string {
-	if sl.Tag != "" {
-		return fmt.Sprintf("%q", sl.Tag)
-	}
-	return "(untagged)"
 }
 
 // progress is a progress bar on stderr, shown only when stderr is a

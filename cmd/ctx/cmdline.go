@@ -2,6 +2,9 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"regexp"
+	"strconv"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -118,26 +121,86 @@ func takesValue(flags []cli.Flag, a string) bool {
 	return false
 }
 
-// flagUsageError turns an error of the flag parser into a usage error,
-// with a "did you mean" for an unknown flag of c's command.
+// badValue matches the flag parser's error for a value that does not
+// parse: `invalid value "abc" for flag -max-tokens: parse error`, or
+// `invalid boolean value "maybe" for -stdout: parse error`.
+var badValue = regexp.MustCompile(`^invalid (?:boolean )?value ("(?:[^"\\]|\\.)*") for (?:flag )?-([^:]+): (.*)$`)
+
+// commandFlags returns the flags of c's command (the app's at the top
+// level).
+func commandFlags(c *cli.Context) []cli.Flag {
+	if c == nil || c.Command == nil {
+		return nil
+	}
+	flags := c.Command.Flags
+	if c.Command.Name == "" || c.Command.Name == c.App.Name {
+		flags = append(append([]cli.Flag(nil), flags...), c.App.Flags...)
+	}
+	return flags
+}
+
+// valueError says, in ctx's words, what a flag's value must be: "--top:
+// must be a whole number, not "x"".
+func valueError(flags []cli.Flag, name, quoted, cause string) error {
+	value, err := strconv.Unquote(quoted)
+	if err != nil {
+		value = quoted
+	}
+	var f cli.Flag
+	for _, fl := range flags {
+		for _, n := range fl.Names() {
+			if n == name {
+				f = fl
+			}
+		}
+	}
+	want := "a valid value"
+	switch f.(type) {
+	case *cli.BoolFlag:
+		want = "true or false"
+	case *cli.IntFlag, *cli.Int64Flag:
+		want = "a whole number"
+		if strings.Contains(cause, "out of range") {
+			want += " up to " + thousands(strconv.Itoa(math.MaxInt))
+		}
+	case *cli.UintFlag, *cli.Uint64Flag:
+		want = "a whole number, 0 or more"
+	case *cli.Float64Flag:
+		want = "a number"
+	}
+	return fmt.Errorf("%s: must be %s, not %q", dashed(name), want, value)
+}
+
+// thousands puts a comma between groups of three digits of a decimal
+// number.
+func thousands(s string) string {
+	var b strings.Builder
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}
+
+// flagUsageError turns an error of the flag parser into a usage error in
+// ctx's words, with a "did you mean" for an unknown flag of c's command.
 func flagUsageError(c *cli.Context, err error) error {
 	msg := err.Error()
 	if name, ok := strings.CutPrefix(msg, "flag needs an argument: -"); ok {
 		return &usageError{err: fmt.Errorf("%s needs a value", dashed(name))}
+	}
+	if m := badValue.FindStringSubmatch(msg); m != nil {
+		return &usageError{err: valueError(commandFlags(c), m[2], m[1], m[3])}
 	}
 	name, ok := strings.CutPrefix(msg, "flag provided but not defined: -")
 	if !ok || c == nil || c.Command == nil {
 		return &usageError{err: err}
 	}
 	var names []string
-	for _, f := range c.Command.Flags {
+	for _, f := range commandFlags(c) {
 		names = append(names, f.Names()...)
-	}
-	if c.Command.Name == "" || c.Command.Name == c.App.Name {
-		// the top level, whose flags are the app's
-		for _, f := range c.App.Flags {
-			names = append(names, f.Names()...)
-		}
 	}
 	ue := &usageError{err: fmt.Errorf("unknown flag %s", dashed(name))}
 	if s := suggest(name, names); len(s) > 0 {
@@ -198,19 +261,17 @@ func orList(s []string) string {
 
 // suggest returns the names closest to a mistyped one: those at the
 // smallest edit distance (letters inserted, deleted, replaced or two
-// swapped), at most 1 for words up to four letters and 2 for longer ones,
-// case aside; else the names it begins (at least two letters). Names of
-// one letter are never suggested. The order is that of names, without
-// repeats.
+// swapped), at most one edit per four letters of the typed word (at least
+// one), case aside, so that a short word is not "corrected" into an
+// unrelated one (bogus is two edits from focus); else the names it begins
+// (at least two letters). Names of one letter are never suggested. The
+// order is that of names, without repeats.
 func suggest(typed string, names []string) []string {
 	typed = strings.ToLower(typed)
 	if len([]rune(typed)) < 2 {
 		return nil
 	}
-	limit := 1
-	if len([]rune(typed)) > 4 {
-		limit = 2
-	}
+	limit := max(1, len([]rune(typed))/4)
 	best := limit + 1
 	var out []string
 	seen := map[string]bool{}
@@ -221,6 +282,7 @@ func suggest(typed string, names []string) []string {
 		seen[n] = true
 		d := editDistance(typed, strings.ToLower(n))
 		switch {
+		case d > limit:
 		case d < best:
 			best, out = d, []string{n}
 		case d == best:

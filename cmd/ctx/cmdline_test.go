@@ -52,7 +52,7 @@ func TestNormalizeArgs(t *testing.T) {
 }
 
 func TestSuggest(t *testing.T) {
-	names := []string{"format", "stdout", "max-tokens", "max-file-tokens", "C", "project-dir", "preset"}
+	names := []string{"format", "stdout", "max-tokens", "max-file-tokens", "C", "project-dir", "preset", "focus", "view"}
 	for _, tc := range []struct {
 		typed string
 		want  []string
@@ -63,7 +63,10 @@ func TestSuggest(t *testing.T) {
 		{"max-tokns", []string{"max-tokens"}},
 		{"max", []string{"max-tokens", "max-file-tokens"}},
 		{"pre", []string{"preset"}},
-		{"bogus", nil},
+		{"bogus", nil}, // focus is two edits away: too far for five letters
+		{"viwe", []string{"view"}},
+		{"vue", nil},
+		{"mx-file-tokns", []string{"max-file-tokens"}},
 		{"c", nil},
 		{"x", nil},
 		{"std", []string{"stdout"}},
@@ -92,5 +95,35 @@ func TestEditDistance(t *testing.T) {
 		if got := editDistance(tc.a, tc.b); got != tc.want {
 			t.Errorf("editDistance(%q, %q) = %d, want %d", tc.a, tc.b, got, tc.want)
 		}
+	}
+}
+
+// A flag's help line names a repeatable flag once and shows one default:
+// none for a boolean or for a usage that says its default, a string's
+// without quotes.
+func TestFlagString(t *testing.T) {
+	for _, tc := range []struct {
+		f    cli.Flag
+		want string
+	}{
+		{&cli.BoolFlag{Name: "redact", Usage: "redact (default: redact in [secrets] of ctx.toml)"}, "--redact\tredact (default: redact in [secrets] of ctx.toml)"},
+		{&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "say nothing"}, "--quiet, -q\tsay nothing"},
+		{&cli.IntFlag{Name: "max-tokens", Usage: "budget `N` (0: no limit; default: [files] max_tokens)"}, "--max-tokens N\tbudget N (0: no limit; default: [files] max_tokens)"},
+		{&cli.IntFlag{Name: "top", Usage: "the `N` largest"}, "--top N\tthe N largest"},
+		{&cli.IntFlag{Name: "keep", Usage: "keep `N`", Value: 2}, "--keep N\tkeep N (default: 2)"},
+		{&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table or json"}, "--format FORMAT\tFORMAT: table or json (default: table)"},
+		{&cli.StringSliceFlag{Name: "ignore", Usage: "leave out `PATTERN` (repeatable)"}, "--ignore PATTERN\tleave out PATTERN (repeatable)"},
+	} {
+		if got := flagString(tc.f); got != tc.want {
+			t.Errorf("got  %q\nwant %q", got, tc.want)
+		}
+	}
+}
+
+func TestFitHelp(t *testing.T) {
+	in := "NAME:\n   ctx x - a usage\n\nDESCRIPTION:\n   one two three\n   four five six seven\n\n   Examples:\n      ctx x --long-flag value   # a comment that is long\n\nOPTIONS:\n   --flag N  the usage of the flag, which is long\n   --f       short\n"
+	want := "NAME:\n   ctx x - a usage\n\nDESCRIPTION:\n   one two three four five six\n   seven\n\n   Examples:\n      # a comment that is long\n      ctx x --long-flag value\n\nOPTIONS:\n   --flag N  the usage of the\n             flag, which is\n             long\n   --f       short\n"
+	if got := fitHelp(in, 30); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

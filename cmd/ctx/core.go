@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
@@ -167,6 +168,9 @@ func build(c *cli.Context) (*config.Project, *manifest.Manifest, error) {
 	m, err := manifest.Build(c.Context, o)
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, f := range m.UnmatchedFocus {
+		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", aggregate.FocusWarning(f))
 	}
 	return p, m, nil
 }

@@ -42,7 +42,7 @@ Tokens are counted with --estimator (chars4, the original's, unless given).
 
 Examples:
    ctx messages history.json
-   ctx messages --max-messages 50 --tool-cleanup stub-old-results history.json
+   ctx messages --max-messages 50 --tool-cleanup stub-old-results h.json
    ctx messages --tool-cleanup auto --context-window 32000 < history.json
    ctx messages --attachments files --fixes --max-tokens 20000 history.json
    ctx messages --format markdown history.json`,

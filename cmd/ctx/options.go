@@ -29,7 +29,7 @@ func commonFlags() []cli.Flag {
 		&cli.BoolFlag{Name: "no-shared", Usage: "discover no shared file"},
 		&cli.StringSliceFlag{Name: "native", Usage: "a `PATH` the agent already loads by itself (repeatable)"},
 		&cli.BoolFlag{Name: "no-discover", Usage: "list only native and configured sources"},
-		&cli.BoolFlag{Name: "allow-outside", Usage: "read [files], the history file and attachments outside the project directory too (default: only the directories of allow_outside in the user's ctx/config.toml)"},
+		&cli.BoolFlag{Name: "allow-outside", Usage: "read [files], [screenshots], the history file and attachments outside the project directory too (default: only the directories of allow_outside in the user's ctx/config.toml)"},
 	}
 }
 

@@ -50,7 +50,8 @@ information), 2 on bad input.
 
 Examples:
    ctx diff old.manifest.json ctx.manifest.json
-   git show HEAD~1:ctx.manifest.json > /tmp/old.json && ctx diff /tmp/old.json ctx.manifest.json`,
+   git show HEAD~1:ctx.manifest.json > old.json
+   ctx diff old.json ctx.manifest.json`,
 			Flags:  []cli.Flag{format()},
 			Action: func(c *cli.Context) error { return e.diff(c) },
 		},

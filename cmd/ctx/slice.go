@@ -82,14 +82,15 @@ func (e *env) sliceCheck(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := r.WriteTable(e.stdout); err != nil {
+	if err := r.WriteTable(e.stdout, terminalWidth(e.stdout)); err != nil {
 		return err
 	}
-	if r.Orphaned > 0 {
-		return &checkFailed{fmt.Sprintf("%d orphaned slice(s); re-pin them with 'ctx slice add'", r.Orphaned)}
+	orphaned, moved := r.Problems()
+	if orphaned != "" {
+		return &checkFailed{orphaned}
 	}
-	if r.Moved > 0 {
-		fmt.Fprintf(e.stderr, "ctx: hint: %d slice(s) moved; re-pin them with 'ctx slice add' to update their ranges\n", r.Moved)
+	if moved != "" {
+		fmt.Fprintf(e.stderr, "ctx: hint: %s\n", moved)
 	}
 	return nil
 }

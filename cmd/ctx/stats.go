@@ -9,10 +9,12 @@ import (
 func statsCommands(e *env) []*cli.Command {
 	return []*cli.Command{{
 		Name:      "stats",
-		Usage:     "count lines, symbols, bytes and tokens per directory and per file of [files]",
+		Usage:     "count lines, symbols, bytes and tokens per directory and file of [files], or of the project",
 		ArgsUsage: "[PATH|GLOB...]",
 		Description: `Resolves the files like ctx aggregate (paths and globs given as arguments
-replace the [files] paths) and prints a row per directory with the totals
+replace the [files] paths; without either it measures the whole project
+directory, as ctx aggregate packs it, with .gitignore and the default
+ignore list) and prints a row per directory with the totals
 of everything below it, then the directory's own files, and last the
 total of all files. Symbols are the declarations the tree-sitter views
 find (0 for other languages); tokens are counted as in the manifest
@@ -23,7 +25,10 @@ one); numbers have thousands separators except in JSON.
 directories: the ones to cut or to view differently); --tree prints the
 token tree, like repomix's token-count tree, and --tree-threshold N (which
 implies --tree) folds the entries under N tokens into one line per
-directory.
+directory, never an entry with an error. Entries that cannot be read are
+reported on stderr, and what the default ignore list left out is named
+there after the table (and listed under "ignored" in JSON); --quiet keeps
+only the warnings.
 
 Examples:
    ctx stats                          # every directory and file, then the total
@@ -36,7 +41,8 @@ Examples:
 			&cli.StringFlag{Name: "sort", Usage: "`ORDER`: path, or tokens for the largest first (default: path; tokens with --top)"},
 			&cli.IntFlag{Name: "top", Usage: "list only the `N` files with the most tokens"},
 			&cli.BoolFlag{Name: "tree", Usage: "print the token tree of the directories and files"},
-			&cli.IntFlag{Name: "tree-threshold", Usage: "fold the tree's entries under `N` tokens (implies --tree)", DefaultText: "0, none"},
+			&cli.IntFlag{Name: "tree-threshold", Usage: "fold the tree's entries under `N` tokens (implies --tree; an entry with an error is never folded)", DefaultText: "0, none"},
+			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no progress and no note of what the default ignores left out on stderr (warnings still)"},
 			estimatorFlag()),
 		Action: func(c *cli.Context) error { return e.stats(c) },
 	}}
@@ -69,12 +75,19 @@ func (e *env) stats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	quiet := c.Bool("quiet")
 	bar := e.progress("measuring")
-	o.Progress = bar.update
+	if !quiet {
+		o.Progress = bar.update
+	}
 	rep, err := aggregate.Stats(c.Context, o)
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	return aggregate.WriteStats(e.stdout, rep, wo)
+	e.warnings(rep.Warnings())
+	if err := aggregate.WriteStats(e.stdout, rep, wo); err != nil || quiet {
+		return err
+	}
+	return rep.WriteLeftOut(e.stderr, terminalWidth(e.stderr))
 }

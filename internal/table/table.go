@@ -45,6 +45,9 @@ const (
 	// FitWrap: cells too wide are wrapped at spaces onto more lines (a
 	// word wider than the column is broken).
 	FitWrap
+	// FitCutPath: cells too wide are slash paths cut as [CutPath] cuts
+	// them: the file name stays whole, the directories give up width.
+	FitCutPath
 )
 
 // Column describes one column of [WriteFitted].
@@ -75,6 +78,8 @@ func WriteFitted(w io.Writer, cols []Column, rows [][]string, width int) error {
 				switch cols[i].Fit {
 				case FitCutMiddle:
 					c = cutMiddleLines(c, widths[i])
+				case FitCutPath:
+					c = CutPath(c, widths[i])
 				case FitWrap:
 					c = WrapText(c, widths[i])
 				}
@@ -169,6 +174,53 @@ func CutMiddle(s string, w int) string {
 		tail = append([]rune{rs[i]}, tail...)
 	}
 	return string(head) + "…" + string(tail)
+}
+
+// CutPath shortens the slash path s to at most w terminal columns keeping
+// its last element (the file name) whole and as many of the directories
+// just above it as fit, and the start of the path before "…/":
+// "packages/server/src/handlers/user.test.ts" at 24 columns is
+// "packages/s…/user.test.ts", never "pac….test.ts", which could be any test.
+// A name too long to keep whole (with two columns to spare) is cut in the
+// middle ([CutMiddle]), without its directories.
+func CutPath(s string, w int) string {
+	if twwidth.Width(s) <= w {
+		return s
+	}
+	i := strings.LastIndexByte(strings.TrimRight(s, "/"), '/')
+	if i < 0 {
+		return CutMiddle(s, w)
+	}
+	switch name := s[i+1:]; {
+	case twwidth.Width(name)+1 == w:
+		return "…" + name
+	case twwidth.Width(name)+2 > w:
+		return CutMiddle(name, w)
+	}
+	tail := s[i+1:]
+	dir := s[:i]
+	// the directories just above the name, while the start of the path
+	// keeps a few columns
+	for {
+		j := strings.LastIndexByte(dir, '/')
+		if j < 0 {
+			break
+		}
+		next := dir[j+1:] + "/" + tail
+		if twwidth.Width(next)+2+min(4, twwidth.Width(dir[:j])) > w {
+			break
+		}
+		tail, dir = next, dir[:j]
+	}
+	room := w - twwidth.Width(tail) - 2 // "…" and "/"
+	var head []rune
+	for _, r := range dir {
+		if twwidth.Width(string(head))+twwidth.Width(string(r)) > room {
+			break
+		}
+		head = append(head, r)
+	}
+	return string(head) + "…/" + tail
 }
 
 func cutMiddleLines(s string, w int) string {

@@ -31,6 +31,28 @@ func TestCutMiddle(t *testing.T) {
 	}
 }
 
+func TestCutPath(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"a/b.go", 10, "a/b.go"},
+		{"packages/server/src/handlers/user.test.ts", 24, "packages/s…/user.test.ts"},
+		{"packages/server/src/handlers/user.test.ts", 32, "packa…/src/handlers/user.test.ts"},
+		{"packages/server/src/handlers/user.test.ts", 14, "…/user.test.ts"},
+		{"packages/server/src/handlers/user.test.ts", 13, "…user.test.ts"},
+		{"packages/server/src/handlers/user.test.ts", 11, "use…test.ts"},
+		{"  src/deep/dir/file.py", 16, "  src/d…/file.py"},
+		{"nodir-but-a-very-long-name.txt", 12, "nod…name.txt"},
+	} {
+		got := CutPath(tc.in, tc.w)
+		if got != tc.want || Width(got) > tc.w {
+			t.Errorf("CutPath(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
+	}
+}
+
 func TestWrapText(t *testing.T) {
 	for _, tc := range []struct {
 		s    string

@@ -776,6 +776,12 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 		if err := checkNamespace(o.Namespace); err != nil {
 			return nil, err
 		}
+		// a repository's ctx.toml must not write outside the project
+		// (output_dir = "~/.claude/commands" would add a slash command)
+		if real := fileio.RealPath(o.OutputDir); !o.bound.Allowed(real) {
+			return nil, fmt.Errorf("output directory %s is outside the project (%s): outputs are written only in the project (--allow-outside, or allow_outside in the user configuration, allows it)",
+				mdtext.Escape(o.OutputDir), mdtext.Escape(real))
+		}
 	}
 	items, ignored, unmatched, err := buildItems(ctx, o)
 	if err != nil {
@@ -817,7 +823,7 @@ func Run(ctx context.Context, opts Options) (*Result, error) {
 }
 
 func checkNamespace(ns string) error {
-	if ns == "" || ns == "." || ns == ".." || strings.ContainsAny(ns, `/\`) || strings.ContainsRune(ns, 0) {
+	if ns == "" || ns == "." || ns == ".." || strings.ContainsAny(ns, `/\`) || mdtext.Escape(ns) != ns {
 		return fmt.Errorf("invalid output namespace %q", ns)
 	}
 	return nil

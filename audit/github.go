@@ -2,6 +2,7 @@ package audit
 
 import (
 	"bytes"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"strconv"
 	"strings"
 )
@@ -46,11 +47,25 @@ func findingText(f Finding) string {
 
 // ghData escapes the message of a workflow command: %, CR and LF.
 func ghData(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A").Replace(ghControls(s))
+}
+
+// ghControls escapes the control characters of s other than line breaks
+// (mdtext.Escape): a name in a message never sends an escape sequence to
+// the log.
+func ghControls(s string) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = mdtext.Escape(strings.TrimSuffix(l, "\r"))
+		if strings.HasSuffix(l, "\r") {
+			lines[i] += "\r"
+		}
+	}
+	return strings.Join(lines, "\n")
 }
 
 // ghProperty escapes a property value of a workflow command: as ghData,
 // and also ":" and ",".
 func ghProperty(s string) string {
-	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(s)
+	return strings.NewReplacer("%", "%25", "\r", "%0D", "\n", "%0A", ":", "%3A", ",", "%2C").Replace(ghControls(s))
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/ctxaudit/ctx/audit"
@@ -83,5 +84,20 @@ func TestNULBytes(t *testing.T) {
 	if len(nul) != 1 || nul[0].RelatedID != "3" || nul[0].Severity != audit.Warning ||
 		nul[0].Message != "3 NUL bytes are sent as they are; many agents stop reading at the first" {
 		t.Errorf("nul_bytes %+v", nul)
+	}
+}
+
+// The GitHub format never writes a control character: a name holding an
+// escape sequence is shown escaped.
+func TestGitHubEscapesControls(t *testing.T) {
+	rep := &audit.Report{Findings: []audit.Finding{{SourceID: "id\x1b]0;T\x07", Code: audit.CodeMissing, Severity: audit.Warning,
+		Message: "a\x1b[31mred.md does not exist"}}}
+	var b strings.Builder
+	if err := audit.Write(&b, rep, audit.FormatGitHub, audit.WriteOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `id\x1b]0;T\x07: a\x1b[31mred.md`) {
+		t.Errorf("github output %q", out)
 	}
 }

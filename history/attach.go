@@ -3,6 +3,7 @@ package history
 import (
 	"context"
 	"errors"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -349,8 +350,13 @@ func neutralizeEnvelope(s string) string {
 	}
 }
 
-// field returns v, XML-escaped when EscapeEnvelope is set.
+// field returns v with its control characters escaped, and XML-escaped
+// when EscapeEnvelope is set.
 func (o Options) field(v string) string {
+	// a name or key is data: its control characters are escaped (an
+	// ordinary name is unchanged), so that it adds no line to the
+	// envelope; EscapeEnvelope also escapes the markup
+	v = mdtext.Escape(v)
 	if o.EscapeEnvelope {
 		return escapeXMLText(v)
 	}

@@ -61,3 +61,25 @@ func (b *Boundary) Allowed(p string) bool {
 	}
 	return false
 }
+
+// RealPath is p made absolute with the links of its longest existing
+// ancestor resolved, and the rest (which does not exist yet) joined as it
+// is: where a file created at p would be.
+func RealPath(p string) string {
+	abs, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	rest := ""
+	for dir := abs; ; {
+		if r, err := filepath.EvalSymlinks(dir); err == nil {
+			return filepath.Join(r, rest)
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return abs
+		}
+		rest = filepath.Join(filepath.Base(dir), rest)
+		dir = parent
+	}
+}

@@ -34,6 +34,12 @@ const previewLines = 8
 // fails, for instance because ctx is done) gets the text summary. The
 // formats are described in the package documentation.
 func Summary(ctx context.Context, path string, src []byte) string {
+	return summary(ctx, path, src, func(lang Language) (string, error) { return codeSummary(ctx, lang, src) })
+}
+
+// summary is Summary with code, the structural summary of src in a
+// language.
+func summary(ctx context.Context, path string, src []byte, code func(Language) (string, error)) string {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
 	case ".toml":
@@ -42,7 +48,7 @@ func Summary(ctx context.Context, path string, src []byte) string {
 		return markdownSummary(src)
 	}
 	if lang, ok := Detect(path); ok {
-		if s, err := codeSummary(ctx, lang, src); err == nil {
+		if s, err := code(lang); err == nil {
 			return s
 		}
 	}
@@ -368,6 +374,12 @@ func codeSummary(ctx context.Context, lang Language, src []byte) (string, error)
 		return "", err
 	}
 	defer p.close()
+	return p.codeSummary(ctx)
+}
+
+// codeSummary is the structural summary of the parsed file.
+func (p *parsed) codeSummary(ctx context.Context) (string, error) {
+	lang, src := p.lang, p.src
 	root := p.tree.Root()
 	if lang == Python {
 		return pySummary(ctx, src, root)
@@ -375,7 +387,7 @@ func codeSummary(ctx context.Context, lang Language, src []byte) (string, error)
 	var pkg string
 	var imports []string
 	importLabel := "imports"
-	err = treesitter.Walk(ctx, root, func(n treesitter.Node) bool {
+	err := treesitter.Walk(ctx, root, func(n treesitter.Node) bool {
 		switch lang {
 		case Go:
 			switch n.Type() {

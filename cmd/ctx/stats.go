@@ -37,7 +37,7 @@ Examples:
 			&cli.IntFlag{Name: "top", Usage: "list only the `N` files with the most tokens"},
 			&cli.BoolFlag{Name: "tree", Usage: "print the token tree of the directories and files"},
 			&cli.IntFlag{Name: "tree-threshold", Usage: "fold the tree's entries under `N` tokens (implies --tree)", DefaultText: "0, none"},
-			estimatorFlag()),
+			estimatorFlag(), cacheDirFlag(), noCacheFlag()),
 		Action: func(c *cli.Context) error { return e.stats(c) },
 	}}
 }
@@ -69,6 +69,8 @@ func (e *env) stats(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	done := e.useCache(c, &o)
+	defer done()
 	bar := e.progress("measuring")
 	o.Progress = bar.update
 	rep, err := aggregate.Stats(c.Context, o)

@@ -43,10 +43,12 @@ func BenchmarkRun(b *testing.B) {
 	for _, view := range []aggregate.ViewMode{aggregate.ViewFull, aggregate.ViewSkeleton, aggregate.ViewOutline, aggregate.ViewSummary, aggregate.ViewMasked} {
 		for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 			b.Run(fmt.Sprintf("%s/workers=%d", view, workers), func(b *testing.B) {
+				// the masked view: every signature
+				sig := view == aggregate.ViewMasked
 				opts := aggregate.Options{
 					BaseDir: dir,
-					Files: []aggregate.FileItem{{Path: "**/*.py", ViewMode: view, ASTSignatures: true},
-						{Path: "**/*.go", ViewMode: view, ASTSignatures: true}},
+					Files: []aggregate.FileItem{{Path: "**/*.py", ViewMode: view, ASTSignatures: sig},
+						{Path: "**/*.go", ViewMode: view, ASTSignatures: sig}},
 					Concurrency: workers,
 				}
 				b.ReportAllocs()

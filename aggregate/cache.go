@@ -42,9 +42,14 @@ type CacheableEngine interface {
 	CacheID(lang string) string
 }
 
-// minCachedTokens is the size under which a text's tokens are counted,
-// not looked up: counting a small text costs less than reading an entry.
-const minCachedTokens = 512
+// Below these sizes a file's views and symbols, and a text's tokens, are
+// computed, never cached: a parse of a small file or a count of a small
+// text costs less than writing an entry, which on some file systems takes
+// the better part of a millisecond.
+const (
+	minCachedSource = 2 << 10
+	minCachedTokens = 4 << 10
+)
 
 // cacheKey joins the parts of a key, each on its own line after the kind
 // and the build of ctx.
@@ -105,7 +110,7 @@ func (o Options) view(ctx context.Context, eng Engine, label string, src []byte,
 	if mode == "" {
 		mode = ViewFull
 	}
-	if !ok || !cachedView(mode) || IsBinary(src) {
+	if !ok || !cachedView(mode) || len(src) < minCachedSource || IsBinary(src) {
 		return o.gated(ctx, eng, label, src, f, mode)
 	}
 	key := cacheKey("view", id, "mode "+string(mode), "ext "+strings.ToLower(path.Ext(label)), "settings "+viewSettings(f, mode), hash)
@@ -193,17 +198,22 @@ func (o Options) measure(b []byte) Measured {
 // measureFull measures the block of a file in the full view, whose text
 // (the file's) counts textTokens: an exact estimator does not count the
 // text again when the pre-tokenizer must cut before and after it in the
-// block (see [docTokens]): the text starts with a character it always cuts
-// before after a line break, and ends with a line break before the closing
-// fence.
+// block (see [docTokens]): the text ends with a line break before the
+// closing fence, and starts with a character the pre-tokenizer always cuts
+// before after a line break, or with "/" after the fence's info string
+// when that ends with a letter or digit (the line break is then a piece of
+// its own: only punctuation takes line breaks and slashes after it).
 func (o Options) measureFull(block []byte, text string, textTokens int) Measured {
-	if !builtinEstimator(o.Estimator) || text == "" || text[len(text)-1] != '\n' || !cutBefore(text[0]) {
+	if !builtinEstimator(o.Estimator) || text == "" || text[len(text)-1] != '\n' {
 		return o.measure(block)
 	}
 	// block is header, "\n\n", fence, info, "\n", text, fence
 	fence := len(block) - len(bytes.TrimRight(block, "`"))
 	start := len(block) - fence - len(text)
-	if fence < 3 || start < 1 || block[start-1] != '\n' || string(block[start:start+len(text)]) != text {
+	if fence < 3 || start < 2 || block[start-1] != '\n' || string(block[start:start+len(text)]) != text {
+		return o.measure(block)
+	}
+	if c := text[0]; !cutBefore(c) && (c != '/' || !alnum(block[start-2])) {
 		return o.measure(block)
 	}
 	head, tail := block[:start], block[start+len(text):]
@@ -246,6 +256,7 @@ func (o Options) symbolCount(ctx context.Context, label string, src []byte, hash
 		return 0
 	}
 	id, cacheable := o.cacheable(label)
+	cacheable = cacheable && len(src) >= minCachedSource
 	var key string
 	if cacheable {
 		key = cacheKey("symbols", id, "lang "+lang, hash)
@@ -268,3 +279,6 @@ func (o Options) symbolCount(ctx context.Context, label string, src []byte, hash
 	}
 	return len(syms)
 }
+
+// alnum reports whether c is an ASCII letter or digit.
+func alnum(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' }

@@ -82,6 +82,13 @@ on stderr and in the document; they never stop the run. A summary on stderr
 ends every run: files, tokens, what the token budget did and the largest
 files (--quiet turns it off).
 
+The document is written as it is produced, in order, so memory follows the
+largest files, not the project; the numbered file appears only when the run
+succeeds. Views and exact token counts are kept in a cache ($CTX_CACHE_DIR,
+else ctx in the user cache directory; --cache-dir, --no-cache) under the
+hash of the file's bytes: a second run renders nothing again, and the
+output is the same with or without it.
+
 Examples:
    ctx aggregate
    ctx aggregate --stdout 'src/**/*.py' README.md

@@ -1,6 +1,7 @@
 package codeview
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -279,7 +280,14 @@ var pyConstName = regexp.MustCompile(`^_*[A-Z][A-Z0-9_]*$`)
 
 func pySummary(ctx context.Context, src []byte, root treesitter.Node) (string, error) {
 	var imports []string
+	// an import statement holds the word import: a subtree without one
+	// (most function bodies) holds none, unless it has a parse error (the
+	// parser may have made the keyword up)
+	at := offsets(src, "import")
 	err := treesitter.Walk(ctx, root, func(n treesitter.Node) bool {
+		if i := sort.SearchInts(at, n.StartByte()); (i == len(at) || at[i]+len("import") > n.EndByte()) && !n.HasError() {
+			return false
+		}
 		switch n.Type() {
 		case "import_statement":
 			for _, c := range n.FieldChildren("name") {
@@ -498,4 +506,17 @@ func (p *parsed) codeSummary(ctx context.Context) (string, error) {
 		listLine("variables", uniq(groups["variables"])),
 		listLine("macros", uniq(groups["macros"])),
 	), nil
+}
+
+// offsets returns the offsets of word in src, in order.
+func offsets(src []byte, word string) []int {
+	var out []int
+	for i := 0; ; {
+		j := bytes.Index(src[i:], []byte(word))
+		if j < 0 {
+			return out
+		}
+		out = append(out, i+j)
+		i += j + len(word)
+	}
 }

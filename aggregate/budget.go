@@ -1,7 +1,9 @@
 package aggregate
 
 import (
+	"container/heap"
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -43,7 +45,7 @@ type budgetStep struct {
 // were read and rendered. Error, binary and view none blocks are one line
 // each and stay as they are (they still count toward the total).
 func (it *Item) degradable() bool {
-	return it.AutoAggregate && it.Status == StatusOK && it.ViewMode != ViewNone && it.src != nil
+	return it.AutoAggregate && it.Status == StatusOK && it.ViewMode != ViewNone && it.rendered
 }
 
 // protected items (force_full, Tier 3 focus and tier 3 files) are exempt
@@ -61,21 +63,33 @@ func (it *Item) protected() bool { return it.ForceFull || it.Focus || it.Tier ==
 // and after the summary the file is omitted. For max_tokens, each step
 // degrades the largest block (ties: the later file), unprotected files
 // first, and is repeated until the total fits.
-func applyBudget(ctx context.Context, o Options, items []Item) error {
-	defer func() {
-		for i := range items {
-			items[i].src = nil
-		}
-	}()
+//
+// The cheaper views of a file are rendered together, from one parse, the
+// first time the file is degraded, and only their sizes are kept (their
+// texts while retained allows); the largest block is found with a heap, so
+// that a step costs a logarithm of the files, not a scan of them. The
+// views of the next files to degrade are rendered in parallel.
+func applyBudget(ctx context.Context, o Options, items []Item, retained *retainer) error {
 	if o.MaxFileTokens.IsSet() {
 		reason := fmt.Sprintf("%s %s", reasonFileCap, o.MaxFileTokens)
+		over := func(it *Item) bool {
+			return it.degradable() && !it.protected() && o.MaxFileTokens.Exceeded(int64(it.Emitted.Tokens))
+		}
+		var todo []int
 		for i := range items {
-			it := &items[i]
-			for it.degradable() && !it.protected() && o.MaxFileTokens.Exceeded(int64(it.Emitted.Tokens)) {
+			if over(&items[i]) {
+				todo = append(todo, i)
+			}
+		}
+		if err := o.ladders(ctx, items, todo, retained); err != nil {
+			return err
+		}
+		for _, i := range todo {
+			for it := &items[i]; over(it); {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
-				degrade(ctx, o, it, reason)
+				degrade(it, reason, retained)
 			}
 		}
 	}
@@ -84,79 +98,194 @@ func applyBudget(ctx context.Context, o Options, items []Item) error {
 	}
 	reason := fmt.Sprintf("%s %s", reasonTotal, o.MaxTokens)
 	total := 0
+	h := &budgetHeap{items: items}
 	for i := range items {
 		if items[i].AutoAggregate && items[i].Status != StatusOmitted {
 			total += items[i].Emitted.Tokens
 		}
+		if items[i].degradable() {
+			h.idx = append(h.idx, i)
+		}
 	}
-	for o.MaxTokens.Exceeded(int64(total)) {
+	heap.Init(h)
+	batch := max(minWindow, windowPerWorker*o.Concurrency)
+	for o.MaxTokens.Exceeded(int64(total)) && h.Len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		pick := -1
-		for i := range items {
-			it := &items[i]
-			if !it.degradable() {
-				continue
-			}
-			if pick < 0 {
-				pick = i
-				continue
-			}
-			p := &items[pick]
-			switch {
-			case it.protected() != p.protected():
-				if !it.protected() {
-					pick = i
+		if items[h.idx[0]].ladder == nil {
+			// the next files to degrade get their views together
+			var next, todo []int
+			for len(next) < batch && h.Len() > 0 {
+				i := heap.Pop(h).(int)
+				next = append(next, i)
+				if items[i].ladder == nil {
+					todo = append(todo, i)
 				}
-			case it.Emitted.Tokens >= p.Emitted.Tokens:
-				// the largest; on a tie the later file
-				pick = i
+			}
+			for _, i := range next {
+				heap.Push(h, i)
+			}
+			if err := o.ladders(ctx, items, todo, retained); err != nil {
+				return err
 			}
 		}
-		if pick < 0 {
-			break // nothing left to degrade: only error, binary and none blocks
+		i := heap.Pop(h).(int)
+		before := items[i].Emitted.Tokens
+		degrade(&items[i], reason, retained)
+		total += items[i].Emitted.Tokens - before
+		if items[i].degradable() {
+			heap.Push(h, i)
 		}
-		before := items[pick].Emitted.Tokens
-		degrade(ctx, o, &items[pick], reason)
-		total += items[pick].Emitted.Tokens - before
 	}
 	return nil
 }
 
-// degrade moves it one step down the ladder: the first cheaper view whose
-// block is smaller, or omitted.
-func degrade(ctx context.Context, o Options, it *Item, reason string) {
-	if it.RequestedViewMode == "" {
-		it.RequestedViewMode = it.ViewMode
+// budgetHeap orders the degradable items as max_tokens picks them:
+// unprotected first, then the largest block, then the later file.
+type budgetHeap struct {
+	items []Item
+	idx   []int
+}
+
+func (h *budgetHeap) Len() int { return len(h.idx) }
+func (h *budgetHeap) Less(a, b int) bool {
+	x, y := &h.items[h.idx[a]], &h.items[h.idx[b]]
+	if px, py := x.protected(), y.protected(); px != py {
+		return py
 	}
+	if x.Emitted.Tokens != y.Emitted.Tokens {
+		return x.Emitted.Tokens > y.Emitted.Tokens
+	}
+	return h.idx[a] > h.idx[b]
+}
+func (h *budgetHeap) Swap(a, b int) { h.idx[a], h.idx[b] = h.idx[b], h.idx[a] }
+func (h *budgetHeap) Push(x any)    { h.idx = append(h.idx, x.(int)) }
+func (h *budgetHeap) Pop() any {
+	n := len(h.idx) - 1
+	i := h.idx[n]
+	h.idx = h.idx[:n]
+	return i
+}
+
+// ladderViews are the cheaper views of an item: rungs[r] is the view of
+// ladder[r] (a view that fell back says so in its mode), for the rungs
+// after the one the item was rendered on.
+type ladderViews struct {
+	rungs [4]rungView
+}
+
+// rungView is one cheaper view, measured as the block a degraded item
+// would have.
+type rungView struct {
+	ok        bool // rendered: no error
+	mode      ViewMode
+	fence     string
+	truncated string
+	slices    []SliceResult
+	emitted   Measured
+	text      string // the view's text when kept is set
+	kept      bool
+}
+
+// ladders renders the cheaper views of the items at idx, in parallel.
+func (o Options) ladders(ctx context.Context, items []Item, idx []int, retained *retainer) error {
+	errs := make([]error, len(idx))
+	err := parallel(ctx, len(idx), o.Concurrency, nil, func(k int) {
+		errs[k] = o.ladder(ctx, &items[idx[k]], retained)
+	})
+	return errors.Join(append([]error{err}, errs...)...)
+}
+
+// ladder renders the cheaper views of it from one parse of its text, read
+// again (and checked) unless it was redacted.
+func (o Options) ladder(ctx context.Context, it *Item, retained *retainer) error {
+	src, err := o.reread(it)
+	if err != nil {
+		return err
+	}
+	lang, structured := o.Engine.Detect(it.Path)
+	eng, done := sharedParse(o.Engine, lang, src)
+	defer done()
+	if _, shared := eng.(*sharedEngine); shared && structured {
+		// one parse for all the views (another engine is gated per view)
+		if err := o.gate.acquire(ctx, len(src)); err != nil {
+			return err
+		}
+		defer o.gate.release(len(src))
+	}
+	l := &ladderViews{}
 	for r := rung(it.ViewMode) + 1; r < len(ladder); r++ {
-		res := View(ctx, o.Engine, it.Path, it.src, it.file, ladder[r])
+		res := o.view(ctx, eng, it.Path, src, it.viewHash(), it.file, ladder[r])
 		if res.Err != nil || res.Binary {
 			continue
 		}
 		next := *it
-		next.ViewMode, next.Content, next.fence, next.Slices = res.Mode, res.Text, res.Fence, res.Slices
-		next.Truncated = res.Truncated
-		// a view the file does not support yields the summary; Degraded says
-		// "→ summary", so res.Fallback is not recorded
+		next.ViewMode, next.Content, next.fence = res.Mode, res.Text, res.Fence
 		next.Header = degradedHeader(it.Path, res.Mode)
-		em := measured([]byte(next.Block()), o.Estimator)
-		if em.Tokens >= it.Emitted.Tokens {
+		v := rungView{ok: true, mode: res.Mode, fence: res.Fence, truncated: res.Truncated, slices: res.Slices,
+			emitted: o.measure(next.appendBlock(nil))}
+		if retained.take(len(res.Text)) {
+			v.text, v.kept = res.Text, true
+		}
+		l.rungs[r] = v
+	}
+	if err := ctx.Err(); err != nil {
+		l.release(0, len(l.rungs)-1, retained)
+		return err
+	}
+	it.ladder = l
+	return nil
+}
+
+// release lets go of the kept texts of the rungs from to to.
+func (l *ladderViews) release(from, to int, retained *retainer) {
+	for r := from; r <= to && r < len(l.rungs); r++ {
+		if v := &l.rungs[r]; v.kept {
+			retained.give(len(v.text))
+			v.text, v.kept = "", false
+		}
+	}
+}
+
+// degrade moves it one step down the ladder: the first cheaper view whose
+// block is smaller, or omitted. it.ladder holds the views.
+func degrade(it *Item, reason string, retained *retainer) {
+	if it.RequestedViewMode == "" {
+		it.RequestedViewMode = it.ViewMode
+	}
+	if !it.dropped {
+		retained.give(len(it.Content))
+	}
+	l := it.ladder
+	for r := rung(it.ViewMode) + 1; r < len(ladder); r++ {
+		v := &l.rungs[r]
+		if !v.ok {
+			continue
+		}
+		if v.emitted.Tokens >= it.Emitted.Tokens {
 			// not cheaper (a summary longer than a small skeleton, say)
-			if res.Mode == ViewSummary {
+			if v.mode == ViewSummary {
 				break
 			}
 			continue
 		}
-		next.Emitted = em
-		next.steps = append(append([]budgetStep(nil), it.steps...), budgetStep{to: string(res.Mode), reason: reason})
-		next.Degraded = formatSteps(next.RequestedViewMode, next.steps)
-		*it = next
+		it.ViewMode, it.fence, it.Slices, it.Truncated = v.mode, v.fence, v.slices, v.truncated
+		it.Content, it.dropped = v.text, !v.kept
+		v.text, v.kept = "", false
+		// a view the file does not support yields the summary; Degraded says
+		// "→ summary", so a fallback is not recorded
+		it.Header = degradedHeader(it.Path, v.mode)
+		it.Emitted = v.emitted
+		it.steps = append(append([]budgetStep(nil), it.steps...), budgetStep{to: string(v.mode), reason: reason})
+		it.Degraded = formatSteps(it.RequestedViewMode, it.steps)
+		// the views up to the new one's rung are never used
+		l.release(0, rung(v.mode), retained)
 		return
 	}
+	l.release(0, len(l.rungs)-1, retained)
 	it.Status = StatusOmitted
-	it.Content, it.fence = "", ""
+	it.Content, it.fence, it.dropped = "", "", false
 	it.Emitted = Measured{}
 	it.steps = append(it.steps, budgetStep{to: string(StatusOmitted), reason: reason})
 	it.Degraded = formatSteps(it.RequestedViewMode, it.steps)

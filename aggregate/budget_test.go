@@ -1,8 +1,11 @@
 package aggregate
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"math/rand/v2"
+	"sort"
 	"strings"
 	"testing"
 
@@ -291,6 +294,227 @@ func TestFormatSteps(t *testing.T) {
 	} {
 		if got := formatSteps(ViewFull, tc.steps); got != tc.want {
 			t.Errorf("got %q, want %q", got, tc.want)
+		}
+	}
+}
+
+// referenceBudget is the budget as it was first written: a scan of every
+// item for the largest block at each step, and each view rendered when a
+// step needs it, from the file's bytes in srcs. The heap, the ladders and
+// the re-reading must give exactly its result.
+func referenceBudget(ctx context.Context, o Options, items []Item, srcs map[string][]byte) {
+	degradable := func(it *Item) bool {
+		return it.AutoAggregate && it.Status == StatusOK && it.ViewMode != ViewNone && srcs[it.Path] != nil
+	}
+	degrade := func(it *Item, reason string) {
+		if it.RequestedViewMode == "" {
+			it.RequestedViewMode = it.ViewMode
+		}
+		for r := rung(it.ViewMode) + 1; r < len(ladder); r++ {
+			res := View(ctx, o.Engine, it.Path, srcs[it.Path], it.file, ladder[r])
+			if res.Err != nil || res.Binary {
+				continue
+			}
+			next := *it
+			next.ViewMode, next.Content, next.fence, next.Slices = res.Mode, res.Text, res.Fence, res.Slices
+			next.Truncated = res.Truncated
+			next.Header = degradedHeader(it.Path, res.Mode)
+			em := measured([]byte(next.Block()), o.Estimator)
+			if em.Tokens >= it.Emitted.Tokens {
+				if res.Mode == ViewSummary {
+					break
+				}
+				continue
+			}
+			next.Emitted = em
+			next.steps = append(append([]budgetStep(nil), it.steps...), budgetStep{to: string(res.Mode), reason: reason})
+			next.Degraded = formatSteps(next.RequestedViewMode, next.steps)
+			*it = next
+			return
+		}
+		it.Status = StatusOmitted
+		it.Content, it.fence = "", ""
+		it.Emitted = Measured{}
+		it.steps = append(it.steps, budgetStep{to: string(StatusOmitted), reason: reason})
+		it.Degraded = formatSteps(it.RequestedViewMode, it.steps)
+	}
+	if o.MaxFileTokens.IsSet() {
+		reason := fmt.Sprintf("%s %s", reasonFileCap, o.MaxFileTokens)
+		for i := range items {
+			it := &items[i]
+			for degradable(it) && !it.protected() && o.MaxFileTokens.Exceeded(int64(it.Emitted.Tokens)) {
+				degrade(it, reason)
+			}
+		}
+	}
+	if !o.MaxTokens.IsSet() {
+		return
+	}
+	reason := fmt.Sprintf("%s %s", reasonTotal, o.MaxTokens)
+	total := 0
+	for i := range items {
+		if items[i].AutoAggregate && items[i].Status != StatusOmitted {
+			total += items[i].Emitted.Tokens
+		}
+	}
+	for o.MaxTokens.Exceeded(int64(total)) {
+		pick := -1
+		for i := range items {
+			it := &items[i]
+			if !degradable(it) {
+				continue
+			}
+			if pick < 0 {
+				pick = i
+				continue
+			}
+			p := &items[pick]
+			switch {
+			case it.protected() != p.protected():
+				if !it.protected() {
+					pick = i
+				}
+			case it.Emitted.Tokens >= p.Emitted.Tokens:
+				pick = i
+			}
+		}
+		if pick < 0 {
+			break
+		}
+		before := items[pick].Emitted.Tokens
+		degrade(&items[pick], reason)
+		total += items[pick].Emitted.Tokens - before
+	}
+}
+
+// randomProject writes n files of the structured and other languages, of
+// sizes from a line to thousands, some of them identical.
+func randomProject(t *testing.T, r *rand.Rand, n int) (string, map[string][]byte) {
+	files := map[string]string{}
+	for i := range n {
+		var b strings.Builder
+		lines := 1 + r.IntN(300)
+		var name string
+		switch r.IntN(6) {
+		case 0, 1:
+			name = fmt.Sprintf("m%02d.py", i)
+			for j := range lines / 5 {
+				fmt.Fprintf(&b, "def f%d(x):\n    \"\"\"Doc.\"\"\"\n    y = x * %d\n    return y\n\n", j, j)
+			}
+		case 2:
+			name = fmt.Sprintf("g%02d.go", i)
+			b.WriteString("package p\n\n")
+			for j := range lines / 5 {
+				fmt.Fprintf(&b, "func F%d(x int) int {\n\ty := x * %d\n\treturn y\n}\n\n", j, j)
+			}
+		case 3:
+			name = fmt.Sprintf("d%02d.md", i)
+			for j := range lines {
+				fmt.Fprintf(&b, "## Heading %d\n\nsome words here\n", j)
+			}
+		case 4:
+			name = fmt.Sprintf("c%02d.c", i)
+			for j := range lines / 4 {
+				fmt.Fprintf(&b, "int f%d(int x) {\n  return x * %d;\n}\n\n", j, j)
+			}
+		default:
+			name = fmt.Sprintf("t%02d.txt", i)
+			for j := range lines {
+				fmt.Fprintf(&b, "line %d of plain text\n", j)
+			}
+		}
+		if r.IntN(8) == 0 && i > 0 {
+			// the same bytes as another file: equal blocks make ties
+			for k, v := range files {
+				if strings.HasSuffix(k, name[len(name)-3:]) {
+					files[name] = v
+					break
+				}
+			}
+		}
+		if _, ok := files[name]; !ok {
+			files[name] = b.String()
+		}
+	}
+	dir := tree(t, files)
+	srcs := map[string][]byte{}
+	for k, v := range files {
+		srcs[k] = []byte(v)
+	}
+	return dir, srcs
+}
+
+// The budget gives what the first, quadratic budget gave, on random
+// projects, limits, views and protected files, with and without a cache,
+// and without keeping the texts.
+func TestBudgetMatchesReference(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	ctx := context.Background()
+	modes := []ViewMode{ViewFull, ViewFull, ViewFull, ViewSkeleton, ViewOutline, ViewSummary, ViewNone, ViewCustom, ViewMasked}
+	for round := range 40 {
+		dir, srcs := randomProject(t, r, 3+r.IntN(25))
+		var entries []FileItem
+		for name := range srcs {
+			f := FileItem{Path: name, ViewMode: modes[r.IntN(len(modes))]}
+			if f.ViewMode == ViewMasked {
+				f.ASTSignatures = true
+			}
+			switch r.IntN(12) {
+			case 0:
+				f.ForceFull = true
+			case 1:
+				f.Tier = 3
+			case 2:
+				f.NoAutoAggregate = true
+			}
+			entries = append(entries, f)
+		}
+		sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
+		o := Options{BaseDir: dir, Files: entries, Concurrency: 1 + r.IntN(3)}
+		if r.IntN(4) > 0 {
+			o.MaxTokens = measure.Max(int64(1 + r.IntN(20000)))
+		}
+		if r.IntN(3) == 0 {
+			o.MaxFileTokens = measure.Max(int64(1 + r.IntN(3000)))
+		}
+		if r.IntN(4) == 0 {
+			o.Strategy = StrategyTier3
+		}
+		if r.IntN(3) == 0 {
+			o.Estimator = measure.O200kBase()
+		}
+		if !o.budgeted() {
+			o.MaxTokens = measure.Max(100)
+		}
+		// the reference starts from the items as rendered without a budget
+		free := o
+		free.MaxTokens, free.MaxFileTokens = measure.Limit{}, measure.Limit{}
+		ref, err := Run(ctx, free)
+		if err != nil {
+			t.Fatal(err)
+		}
+		no, _ := o.normalized()
+		referenceBudget(ctx, no, ref.Items, srcs)
+		want := FilesSection(no.Section(), ref.Items)
+		for _, c := range []Cache{nil, newMemCache()} {
+			for _, keep := range []int64{1 << 30, 0} {
+				o.Cache = c
+				old := retainLimit
+				retainLimit = keep
+				var b bytes.Buffer
+				res, err := Stream(ctx, o, &b)
+				retainLimit = old
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got := strings.TrimSuffix(b.String(), "\n"); got != want {
+					t.Logf("items:\n%s\nwant\n%s", states(res.Items), states(ref.Items))
+					t.Fatalf("round %d (%+v): the document differs from the reference:\n%s\nwant\n%s", round, o, got, want)
+				}
+				if metadata(res.Items) != metadata(ref.Items) {
+					t.Fatalf("round %d: the items differ from the reference:\n%s\nwant\n%s", round, metadata(res.Items), metadata(ref.Items))
+				}
+			}
 		}
 	}
 }

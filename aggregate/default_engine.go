@@ -75,3 +75,99 @@ func unsupported(err error) error {
 	}
 	return err
 }
+
+// CacheID names the code behind the views: codeview and the tree-sitter
+// grammar of lang ([CacheableEngine]).
+func (codeviewEngine) CacheID(lang string) string {
+	return "codeview; " + codeview.Identity(codeview.Language(lang))
+}
+
+// sharedParse returns an engine that renders the views of src, a file in
+// lang, from one parse (codeview.File) when eng is the default engine,
+// else eng itself; close frees the parse. Views of other bytes or of
+// another language go to eng as usual. It is for one goroutine.
+func sharedParse(eng Engine, lang string, src []byte) (e Engine, close func()) {
+	if _, ok := eng.(codeviewEngine); !ok || len(src) == 0 {
+		return eng, func() {}
+	}
+	s := &sharedEngine{lang: codeview.Language(lang), src: src}
+	return s, s.close
+}
+
+// sharedEngine is the default engine with one file parsed once.
+type sharedEngine struct {
+	codeviewEngine
+	lang codeview.Language
+	src  []byte
+	file *codeview.File
+	err  error // of the parse, when it failed
+}
+
+// parsed returns the parsed file when lang and src are the engine's, after
+// parsing it the first time; nil when they are not (or the parse failed).
+func (s *sharedEngine) parsed(ctx context.Context, lang string, src []byte) *codeview.File {
+	if codeview.Language(lang) != s.lang || len(src) != len(s.src) || &src[0] != &s.src[0] {
+		return nil
+	}
+	if s.file == nil && s.err == nil {
+		s.file, s.err = codeview.Parse(ctx, s.lang, s.src)
+		if s.err != nil {
+			s.err = nil // a context done: the next call parses again
+			return nil
+		}
+	}
+	return s.file
+}
+
+func (s *sharedEngine) close() { s.file.Close() }
+
+func (s *sharedEngine) Symbols(ctx context.Context, lang string, src []byte) ([]Symbol, error) {
+	f := s.parsed(ctx, lang, src)
+	if f == nil {
+		return s.codeviewEngine.Symbols(ctx, lang, src)
+	}
+	ss, err := f.Symbols(ctx)
+	if err != nil && !errors.Is(err, codeview.ErrTruncated) {
+		return nil, unsupported(err)
+	}
+	out := make([]Symbol, len(ss))
+	for i, x := range ss {
+		out[i] = Symbol{Name: x.Name, Path: x.Path, Kind: x.Kind, StartLine: x.StartLine, EndLine: x.EndLine, Depth: x.Depth}
+	}
+	return out, unsupported(err)
+}
+
+func (s *sharedEngine) Skeleton(ctx context.Context, lang string, src []byte) (string, error) {
+	f := s.parsed(ctx, lang, src)
+	if f == nil {
+		return s.codeviewEngine.Skeleton(ctx, lang, src)
+	}
+	out, err := f.Skeleton(ctx)
+	return out, unsupported(err)
+}
+
+func (s *sharedEngine) Outline(ctx context.Context, lang string, src []byte) (string, error) {
+	f := s.parsed(ctx, lang, src)
+	if f == nil {
+		return s.codeviewEngine.Outline(ctx, lang, src)
+	}
+	out, err := f.Outline(ctx)
+	return out, unsupported(err)
+}
+
+func (s *sharedEngine) Mask(ctx context.Context, lang string, src []byte, mask map[string]MaskMode) (string, error) {
+	f := s.parsed(ctx, lang, src)
+	if f == nil {
+		return s.codeviewEngine.Mask(ctx, lang, src, mask)
+	}
+	out, err := f.Mask(ctx, mask)
+	return out, unsupported(err)
+}
+
+func (s *sharedEngine) Summary(ctx context.Context, p string, src []byte) string {
+	lang, _ := codeview.Detect(p)
+	if f := s.parsed(ctx, string(lang), src); f != nil {
+		return f.Summary(ctx, p)
+	}
+	return s.codeviewEngine.Summary(ctx, p, src)
+}

@@ -8,13 +8,46 @@
 //
 // [Run] resolves the entries ([FileItem]), reads the files in parallel with
 // a bounded worker pool (output order stays the entry order), renders each
-// with [View], composes the sections with [Markdown] and, when an output
+// with [View], composes the sections as [Markdown] does and, when an output
 // directory is set, writes {output_dir}/{namespace}_{NNN}.md with the next
 // free number ([WriteNumbered]: the file is created exclusively, so two
 // concurrent runs never share a number). A file that is missing, too large,
 // binary or whose view fails becomes an item with a status and an error; the
 // pipeline never stops on one file. A view that fails shows the original's
 // text, "ERROR in {mode} view mode for {label}:\n{error}" ([ViewErrorText]).
+//
+// Run keeps the whole document (Result.Markdown, Result.Static) and every
+// item's text, as manifest.Build needs them. [Stream] writes the same
+// bytes, and a final newline, to an io.Writer and to the numbered file as
+// they are produced: the workers finish files out of order, and a reorder
+// window hands out a file only when at most a few per worker wait to be
+// written, which is done in entry order, so that memory follows the
+// largest files in the window and never the project or the document. Its
+// Result has the items without their text. The numbered file is written
+// to a temporary file in the output directory and takes its number only
+// when the run succeeds: a run that fails or is cancelled leaves nothing.
+// The document's tokens (in the [Summary]) are counted as it is written
+// ([measure.Scan] measures each block in one pass, and the exact
+// estimators' counts of the blocks are reused: their pre-tokenizers always
+// cut a text after a line break before an ASCII character other than white
+// space and "/", so counts add up at such places). Parsing is gated so that
+// the workers never parse more than 2 MiB of source at once: a parse takes
+// a hundred bytes and more per byte of source, and two of the largest files
+// side by side would otherwise set the peak.
+//
+// # Cache
+//
+// Options.Cache ([Cache]; package cache keeps one in a directory) keeps
+// what is costly to derive from a file's bytes between runs: the
+// skeleton, outline, summary and masked views, the exact estimators' token
+// counts, and the symbol counts of [Stats]. Each value is stored under a
+// key that names all it depends on: the BLAKE3 of the bytes, the view and
+// its settings (the mask), the file's extension, the engine and its
+// grammar ([CacheableEngine]; the default engine names the tree-sitter
+// grammar), the estimator, and the build of ctx; a value found under
+// another key is never used. Views that failed, and anything computed
+// with a done context, are not stored. The output is the same, byte for
+// byte, with or without a cache.
 //
 // # Paths
 //
@@ -117,7 +150,14 @@
 // current block or not supported for the file; an omitted file has status
 // "omitted" and no block. The per-file cap is applied first, in order; then,
 // while the total is over, the largest block (on a tie, the later file) is
-// degraded by one step. force_full, tier 3 and Tier 3 focus files are exempt
+// degraded by one step. The largest block is kept at the top of a heap, and
+// a file's cheaper views are rendered together, from one parse, the first
+// time the file is degraded (those of the next files to degrade in
+// parallel), so a step costs no scan of the files and no parse of its own.
+// [Stream] keeps no file's bytes for the budget: a file is read again when
+// it is degraded and when its block is written, and must have the hash it
+// had ([ErrChanged] otherwise); the views' texts are kept up to 32 MiB and
+// rendered again, or taken from the cache, past that. force_full, tier 3 and Tier 3 focus files are exempt
 // from the cap and degraded by the total only when every other file is
 // omitted. Error, binary, view none and auto_aggregate = false items are
 // never touched. The files section ends with the omitted files, each with
@@ -152,6 +192,6 @@
 // # Purity
 //
 // [View] and [ComputeFileStats] are pure functions of (label, bytes,
-// settings) and the [Engine], so their results can be cached by content
-// hash. Nothing in the package prints or keeps global state.
+// settings) and the [Engine], so their results are cached by content hash
+// (see Cache). Nothing in the package prints or keeps global state.
 package aggregate

@@ -170,8 +170,18 @@ type Item struct {
 	fence string       // the info string of Content's fence; "" for none
 	file  FileItem     // the settings in effect
 	abs   string       // host path, never printed
-	src   []byte       // the bytes read, kept while a token budget applies
 	steps []budgetStep // what the token budget did
+
+	// under a token budget: the view's text was let go (Content is "") and
+	// is rendered again, or taken from the cache, when it is written
+	dropped bool
+	// under a token budget: the redacted text, which cannot be read again
+	redacted []byte
+	// under a token budget: the file was read and rendered, so the budget
+	// may give it another view
+	rendered bool
+	// under a token budget: the cheaper views, once computed
+	ladder *ladderViews
 }
 
 // Block returns the item's markdown block, or "" when it is not aggregated
@@ -191,6 +201,20 @@ func (it *Item) body() string {
 		return it.Content
 	}
 	return mdtext.Fence(it.fence, it.Content)
+}
+
+// appendBlock appends [Item.Block] to dst, or nothing when the item has
+// no block.
+func (it *Item) appendBlock(dst []byte) []byte {
+	if !it.AutoAggregate || it.Status == StatusOmitted {
+		return dst
+	}
+	dst = append(dst, it.Header...)
+	dst = append(dst, "\n\n"...)
+	if it.fence == "" {
+		return append(dst, it.Content...)
+	}
+	return mdtext.AppendFence(dst, it.fence, it.Content)
 }
 
 // RowStatus is the status of the item's row in a manifest, the first that

@@ -25,17 +25,14 @@ const OmittedHeading = "### Omitted by the token budget"
 // "- `{label}` ({tokens} tokens)" (the file's tokens); "" when no item is
 // aggregated or omitted.
 func FilesSection(title string, items []Item) string {
-	var blocks, omitted []string
+	var blocks []string
 	for i := range items {
 		if b := items[i].Block(); b != "" {
 			blocks = append(blocks, b)
 		}
-		if it := &items[i]; it.AutoAggregate && it.Status == StatusOmitted {
-			omitted = append(omitted, "- "+codeSpan(it.Path)+" ("+nouns(it.Source.Tokens, "token")+")")
-		}
 	}
-	if len(omitted) > 0 {
-		blocks = append(blocks, OmittedHeading+"\n\n"+strings.Join(omitted, "\n"))
+	if b := omittedBlock(items); b != "" {
+		blocks = append(blocks, b)
 	}
 	if len(blocks) == 0 {
 		return ""

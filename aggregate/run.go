@@ -128,6 +128,10 @@ type Options struct {
 	Estimator measure.Estimator
 	// Engine renders the structural views; nil is [DefaultEngine].
 	Engine Engine
+	// Cache keeps views, token counts and symbol counts between runs (see
+	// [Cache]); nil, the default, keeps nothing. The output is the same
+	// with or without it. ctx sets package cache's directory.
+	Cache Cache
 	// Ignore decides what globs and walks skip; nil is git's rules
 	// ([NewGitIgnore] of BaseDir). A walk of a directory that git
 	// ignores, named explicitly or as a glob's base, reads it: git's rules
@@ -172,6 +176,7 @@ type Options struct {
 	Redact *secrets.Scanner
 
 	bound *fileio.Boundary // ProjectDir and AllowOutside, set by normalized
+	gate  *gate            // the bytes parsed at once, set by normalized
 }
 
 // OrProject returns o with the whole base directory as its one entry
@@ -237,6 +242,7 @@ func (o Options) normalized() (Options, error) {
 		project = abs
 	}
 	o.bound = fileio.NewBoundary(project, o.AllowOutside)
+	o.gate = newGate(parseGate)
 	o.Engine = engineOr(o.Engine)
 	if o.Estimator == nil {
 		o.Estimator = measure.Default()
@@ -506,147 +512,6 @@ loop:
 	return err
 }
 
-// BuildItems resolves the entries of opts.Files, reads the files in
-// parallel and renders each one's view. The items come in entry order
-// (glob matches sorted). Problems with single files become error items; the
-// error is for invalid options and cancellation only.
-func BuildItems(ctx context.Context, opts Options) ([]Item, error) {
-	o, err := opts.normalized()
-	if err != nil {
-		return nil, err
-	}
-	items, _, _, err := buildItems(ctx, o)
-	return items, err
-}
-
-// buildItems returns the items, what the default ignore list left out,
-// and the focus entries that matched no file.
-func buildItems(ctx context.Context, o Options) ([]Item, []IgnoredPath, []string, error) {
-	r := o.fileResolver()
-	targets, err := r.resolveAll(ctx, o.Files)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	items, unmatched, err := buildTargets(ctx, o, targets)
-	if err != nil {
-		return nil, nil, nil, err
-	}
-	return items, r.ignored(), unmatched, nil
-}
-
-// fileResolver returns the resolver of o.Files: below the base directory,
-// with the change filter.
-func (o Options) fileResolver() *resolver {
-	r := newResolver(o, o.BaseDir, o.Ignore)
-	if o.Changed != nil {
-		r.only = o.Changed.set()
-	}
-	return r
-}
-
-func buildTargets(ctx context.Context, o Options, targets []target) ([]Item, []string, error) {
-	items := make([]Item, len(targets))
-	err := parallel(ctx, len(targets), o.Concurrency, o.Progress, func(i int) {
-		items[i] = buildItem(ctx, o, targets[i])
-	})
-	if err != nil {
-		return nil, nil, err
-	}
-	if o.budgeted() {
-		if err := applyBudget(ctx, o, items); err != nil {
-			return nil, nil, err
-		}
-	}
-	return items, o.unmatchedFocus(targets), nil
-}
-
-func buildItem(ctx context.Context, o Options, t target) Item {
-	mode, focus := plan(o, t)
-	it := Item{
-		Path:              t.label,
-		Entry:             filepath.ToSlash(t.file.Path),
-		ViewMode:          mode,
-		RequestedViewMode: mode,
-		AutoAggregate:     !t.file.NoAutoAggregate,
-		ForceFull:         t.file.ForceFull,
-		Tier:              t.file.Tier,
-		Focus:             focus,
-		Header:            "### " + codeSpan(t.label),
-		file:              t.file,
-		abs:               t.abs,
-	}
-	fail := func(msg string) Item {
-		it.Status, it.Error = StatusError, msg
-		it.Content, it.fence = "ERROR: "+msg, errorFence
-		it.Language = languageOf(o.Engine, t.label)
-		if it.AutoAggregate {
-			it.Emitted = measured([]byte(it.Block()), o.Estimator)
-		}
-		return it
-	}
-	if t.err != "" {
-		return fail(t.err)
-	}
-	d := readBounded(t.abs, t.label, o.MaxFileBytes, o.bound)
-	it.MTime = d.mtime
-	if d.err != "" {
-		return fail(d.err)
-	}
-	it.RealPath = d.outside
-	if !it.AutoAggregate {
-		// listed, never sent: no view is computed (the original skips the
-		// view dispatch), so no view can fail or warn
-		it.Status, it.Language = StatusOK, languageOf(o.Engine, t.label)
-		it.Source = measured(d.src, o.Estimator)
-		if IsBinary(d.src) {
-			it.Status = StatusBinary
-			it.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}
-		}
-		return it
-	}
-	text := d.src
-	if o.Redact != nil {
-		red, err := redact(ctx, o.Redact, t.label, d.src)
-		if err != nil {
-			return fail("cannot scan " + mdtext.Escape(t.label) + " for secrets: " + err.Error())
-		}
-		if red != nil {
-			it.Redacted, text = red, []byte(red.Text)
-		}
-	}
-	res := View(ctx, o.Engine, t.label, text, t.file, mode)
-	it.ViewMode, it.Language, it.Fallback, it.Slices = res.Mode, res.Language, res.Fallback, res.Slices
-	it.Truncated = res.Truncated
-	it.Content, it.fence = res.Text, res.Fence
-	it.Status = StatusOK
-	if o.budgeted() {
-		it.src = text
-	}
-	switch {
-	case res.Binary:
-		it.Status = StatusBinary
-		it.Source = Measured{Sizes: measure.Sizes{Bytes: len(d.src)}, Hash: measure.Hash(d.src)}
-	default:
-		it.Source = measured(d.src, o.Estimator)
-	}
-	if res.Err != nil {
-		it.Status, it.Error = StatusError, fmt.Sprintf("%s view failed: %v", mode, res.Err)
-	}
-	switch {
-	case it.Fallback != "":
-		// a view that fell back says so, like the other suffixes
-		it.Header += fallbackSuffix(mode)
-	case o.tier3() && !focus && it.ViewMode == ViewSkeleton && it.Status == StatusOK:
-		it.Header += " (AST Skeleton)"
-	case o.tier3() && !focus && it.ViewMode == ViewOutline && it.Status == StatusOK:
-		it.Header += " (AST Outline)"
-	}
-	if it.AutoAggregate {
-		it.Emitted = measured([]byte(it.Block()), o.Estimator)
-	}
-	return it
-}
-
 // Screenshot is one resolved screenshot.
 type Screenshot struct {
 	// Path is relative to the screenshot base directory, slash-separated.
@@ -735,14 +600,17 @@ func isGitIgnore(ign Ignorer) bool {
 	return ok
 }
 
-// Result is the outcome of [Run].
+// Result is the outcome of [Run] and [Stream].
 type Result struct {
 	// Markdown is the whole document; Static is the same without the
-	// discussion history (the cacheable prefix).
+	// discussion history (the cacheable prefix). Both are "" in a Result
+	// of [Stream], which wrote the document instead.
 	Markdown string
 	Static   string
 	// OutputPath is the file written, "" when Options.OutputDir is empty.
-	OutputPath  string
+	OutputPath string
+	// Items are the files, in the document's order. In a Result of
+	// [Stream] their Content is "": the text was written, not kept.
 	Items       []Item
 	Screenshots []Screenshot
 	// Ignored lists what the default ignore list left out of the globs and
@@ -757,70 +625,13 @@ type Result struct {
 	// warns).
 	UnmatchedFocus []string
 
-	opts Options // normalized, for Summary
+	opts   Options // normalized, for Summary
+	tokens int     // the document's tokens, counted as it was written
 }
 
-// Summary counts the run for people ([Summary.Write]). It counts the
-// tokens of the whole document, so it is computed when asked for.
+// Summary counts the run for people ([Summary.Write]), and the tokens of
+// the whole document, counted as it was written.
 func (res *Result) Summary() Summary { return summarize(res.opts, res) }
-
-// Run builds the items and screenshots, composes the markdown and, when
-// opts.OutputDir is set, writes it, followed by a newline, to the next free
-// numbered file.
-func Run(ctx context.Context, opts Options) (*Result, error) {
-	o, err := opts.normalized()
-	if err != nil {
-		return nil, err
-	}
-	if o.OutputDir != "" {
-		if err := checkNamespace(o.Namespace); err != nil {
-			return nil, err
-		}
-		// a repository's ctx.toml must not write outside the project
-		// (output_dir = "~/.claude/commands" would add a slash command)
-		if real := fileio.RealPath(o.OutputDir); !o.bound.Allowed(real) {
-			return nil, fmt.Errorf("output directory %s is outside the project (%s): outputs are written only in the project (--allow-outside, or allow_outside in the user configuration, allows it)",
-				mdtext.Escape(o.OutputDir), mdtext.Escape(real))
-		}
-	}
-	items, ignored, unmatched, err := buildItems(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	shots, err := buildScreenshots(ctx, o)
-	if err != nil {
-		return nil, err
-	}
-	res := &Result{Items: items, Screenshots: shots, Ignored: ignored, UnmatchedFocus: unmatched}
-	if o.Beads != nil {
-		b := *o.Beads
-		if b.Allow == nil {
-			b.Allow = o.bound.Allowed
-		}
-		if b.Redact == nil {
-			b.Redact = o.Redact
-		}
-		if res.Beads, err = ReadBeads(b); err != nil {
-			return nil, err
-		}
-	}
-	static := []string{FilesSection(o.Section(), items), ScreenshotsSection(shots), res.Beads.Section()}
-	res.Static = Compose(static...)
-	res.Markdown = Compose(append(static, HistorySection(o.History))...)
-	res.opts = o
-	if o.OutputDir != "" {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
-		// the file ends with a newline, like the --stdout output
-		p, err := WriteNumbered(ctx, o.OutputDir, o.Namespace, []byte(res.Markdown+"\n"))
-		if err != nil {
-			return nil, err
-		}
-		res.OutputPath = p
-	}
-	return res, nil
-}
 
 func checkNamespace(ns string) error {
 	if ns == "" || ns == "." || ns == ".." || strings.ContainsAny(ns, `/\`) || mdtext.Escape(ns) != ns {
@@ -868,26 +679,67 @@ const maxClaims = 10000
 // before the file is in place, it returns the context's error and leaves
 // nothing behind.
 func WriteNumbered(ctx context.Context, dir, namespace string, data []byte) (string, error) {
-	if err := checkNamespace(namespace); err != nil {
+	w, err := createNumbered(ctx, dir, namespace)
+	if err != nil {
 		return "", err
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return "", fmt.Errorf("failed to create output directory: %w", err)
+	defer w.Close()
+	if _, err := w.Write(data); err != nil {
+		return "", writeFailed(ctx, err)
 	}
+	return claimNumbered(ctx, w, dir, namespace)
+}
+
+// createNumbered starts the temporary file of a numbered output in dir,
+// which it creates.
+func createNumbered(ctx context.Context, dir, namespace string) (*atomicfile.Writer, error) {
+	if err := checkNamespace(namespace); err != nil {
+		return nil, err
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("failed to create output directory: %w", err)
+	}
+	w, err := atomicfile.CreateTemp(ctx, dir, namespace+".md", 0o644)
+	if err != nil {
+		if cerr := ctx.Err(); cerr != nil {
+			return nil, cerr
+		}
+		return nil, fmt.Errorf("failed to write output: %w", err)
+	}
+	return w, nil
+}
+
+// writeFailed is the error of a failed write: the context's when it is
+// done, "failed to write output: ..." for the numbered file, else the
+// writer's own.
+func writeFailed(ctx context.Context, err error) error {
+	if cerr := ctx.Err(); cerr != nil {
+		return cerr
+	}
+	var we *atomicfile.WriteError
+	if errors.As(err, &we) {
+		return fmt.Errorf("failed to write output: %w", err)
+	}
+	return err
+}
+
+// claimNumbered links the written temporary file w to the next free
+// {namespace}_{NNN}.md of dir and returns its path.
+func claimNumbered(ctx context.Context, w *atomicfile.Writer, dir, namespace string) (string, error) {
 	n, err := NextIncrement(dir, namespace)
 	if err != nil {
 		return "", err
 	}
 	for range maxClaims {
 		p := filepath.Join(dir, OutputName(namespace, n))
-		err := atomicfile.CreateExclusive(ctx, p, data, 0o644)
+		err := w.Link(p)
 		if err == nil {
 			return p, nil
 		}
-		if cerr := ctx.Err(); cerr != nil {
-			return "", cerr
-		}
 		if !errors.Is(err, os.ErrExist) {
+			if cerr := ctx.Err(); cerr != nil {
+				return "", cerr
+			}
 			return "", fmt.Errorf("failed to write output: %w", err)
 		}
 		n++

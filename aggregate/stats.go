@@ -104,7 +104,7 @@ func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
 			files[i] = FileStats{Path: t.label, Error: d.err}
 			return
 		}
-		files[i] = ComputeFileStats(ctx, o.Engine, o.Estimator, t.label, d.src)
+		files[i] = o.fileStats(ctx, t.label, d.src)
 	})
 	if err != nil {
 		return nil, err
@@ -112,4 +112,18 @@ func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
 	rep := NewStatsReport(files)
 	rep.Ignored = r.ignored()
 	return rep, nil
+}
+
+// fileStats is [ComputeFileStats] with o's engine and estimator, through
+// o.Cache for the tokens and the symbols.
+func (o Options) fileStats(ctx context.Context, label string, src []byte) FileStats {
+	fs := FileStats{Path: label, Bytes: len(src)}
+	if IsBinary(src) {
+		fs.Binary = true
+		return fs
+	}
+	m := o.measure(src)
+	fs.Lines, fs.Tokens = m.Lines, m.Tokens
+	fs.Symbols = o.symbolCount(ctx, label, src, m.Hash)
+	return fs
 }

@@ -74,8 +74,12 @@ func summarize(o Options, res *Result) Summary {
 	if est == nil { // a Result not made by Run
 		est = measure.Default()
 	}
+	tokens := res.tokens
+	if res.opts.Estimator == nil {
+		tokens = est.Tokens([]byte(res.Markdown))
+	}
 	s := Summary{
-		Tokens:    est.Tokens([]byte(res.Markdown)),
+		Tokens:    tokens,
 		Estimator: estimatorFlag(est),
 		Ignored:   len(res.Ignored),
 		ignored:   res.Ignored,

@@ -119,11 +119,16 @@ func (s sym) text(src []byte) string {
 	return s.node.Text(src)
 }
 
-// parsed holds a tree and its source for one view call.
+// parsed holds a tree and its source, for one view or for several views
+// of a [File]; the symbols are listed once.
 type parsed struct {
 	lang Language
 	src  []byte
 	tree *treesitter.Tree
+
+	syms     []sym
+	symErr   error // nil or a *TruncatedError
+	symsDone bool
 }
 
 func parse(ctx context.Context, lang Language, src []byte) (*parsed, error) {
@@ -142,24 +147,57 @@ func (p *parsed) close() { p.tree.Close() }
 
 // symbols lists the symbols of a parsed file in source order. The error is
 // a *TruncatedError, with the symbols listed, when a limit left some out.
+// The list is kept for the next call, unless it failed (a context done
+// mid-way).
 func (p *parsed) symbols(ctx context.Context) ([]sym, error) {
-	if p.lang == Python {
-		return pySymbols(ctx, p.src, p.tree.Root())
+	if p.symsDone {
+		return p.syms, p.symErr
 	}
-	return braceSymbols(ctx, p.lang, p.src, p.tree.Root())
+	var ss []sym
+	var err error
+	if p.lang == Python {
+		ss, err = pySymbols(ctx, p.src, p.tree.Root())
+	} else {
+		ss, err = braceSymbols(ctx, p.lang, p.src, p.tree.Root())
+	}
+	if err == nil || errors.Is(err, ErrTruncated) {
+		p.syms, p.symErr, p.symsDone = ss, err, true
+	}
+	return ss, err
 }
 
-// Symbols lists the symbols (classes, functions, methods, types, ...) of src
-// in source order, parents before their children. Symbols nested deeper
-// than [MaxDepth], and those past the symbol budget, are not listed: the
-// list is then returned with a [*TruncatedError].
-func Symbols(ctx context.Context, lang Language, src []byte) ([]Symbol, error) {
+// File is a source file parsed once, for several of its views: each
+// method returns what the function of the same name returns for the file
+// (Skeleton, Outline, Symbols, Mask, Summary), without parsing it again,
+// and the symbols are listed once for all of them. A File is not safe for
+// concurrent use; Close frees its tree.
+type File struct {
+	p *parsed
+}
+
+// Parse parses src as lang for the views of a [File]: [ErrUnsupported]
+// for a language without a parser, the context's error when ctx is done.
+func Parse(ctx context.Context, lang Language, src []byte) (*File, error) {
 	p, err := parse(ctx, lang, src)
 	if err != nil {
 		return nil, err
 	}
-	defer p.close()
-	ss, err := p.symbols(ctx)
+	return &File{p: p}, nil
+}
+
+// Close frees the file's tree. It is safe to call more than once.
+func (f *File) Close() {
+	if f != nil && f.p != nil {
+		f.p.close()
+	}
+}
+
+// Language returns the language the file was parsed as.
+func (f *File) Language() Language { return f.p.lang }
+
+// Symbols is [Symbols] of the file.
+func (f *File) Symbols(ctx context.Context) ([]Symbol, error) {
+	ss, err := f.p.symbols(ctx)
 	if err != nil && !errors.Is(err, ErrTruncated) {
 		return nil, err
 	}
@@ -170,32 +208,64 @@ func Symbols(ctx context.Context, lang Language, src []byte) ([]Symbol, error) {
 	return out, err
 }
 
+// Skeleton is [Skeleton] of the file.
+func (f *File) Skeleton(ctx context.Context) (string, error) {
+	p := f.p
+	var out string
+	var err error
+	deep := false
+	if p.lang == Python {
+		out, err = pySkeleton(ctx, p.src, p.tree.Root())
+	} else {
+		out, deep, err = braceSkeleton(ctx, p.lang, p.src, p.tree.Root())
+	}
+	if err != nil {
+		return "", err
+	}
+	out, err = capOutput(out, len(p.src))
+	if deep {
+		err = joinTruncated(&TruncatedError{Reason: fmt.Sprintf("code nested deeper than %d syntax levels is shown as it is", maxWalkDepth)}, err)
+	}
+	return withNote(out, err), err
+}
+
+// Summary is [Summary] of the file under the name path: the structural
+// summary of its language from the parsed tree when path names that
+// language, else what Summary gives (TOML, Markdown, text).
+func (f *File) Summary(ctx context.Context, path string) string {
+	return summary(ctx, path, f.p.src, func(lang Language) (string, error) {
+		if lang != f.p.lang {
+			return codeSummary(ctx, lang, f.p.src)
+		}
+		return f.p.codeSummary(ctx)
+	})
+}
+
+// Symbols lists the symbols (classes, functions, methods, types, ...) of src
+// in source order, parents before their children. Symbols nested deeper
+// than [MaxDepth], and those past the symbol budget, are not listed: the
+// list is then returned with a [*TruncatedError].
+func Symbols(ctx context.Context, lang Language, src []byte) ([]Symbol, error) {
+	f, err := Parse(ctx, lang, src)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return f.Symbols(ctx)
+}
+
 // Skeleton returns src with every function and method body elided, keeping
 // imports, type and class declarations, signatures and docstrings or doc
 // comments. See the package documentation for the exact rules per language.
 // A skeleton longer than [MaxOutputBytes] is cut, ends with a line saying
 // so, and comes with a [*TruncatedError].
 func Skeleton(ctx context.Context, lang Language, src []byte) (string, error) {
-	p, err := parse(ctx, lang, src)
+	f, err := Parse(ctx, lang, src)
 	if err != nil {
 		return "", err
 	}
-	defer p.close()
-	var out string
-	deep := false
-	if lang == Python {
-		out, err = pySkeleton(ctx, src, p.tree.Root())
-	} else {
-		out, deep, err = braceSkeleton(ctx, lang, src, p.tree.Root())
-	}
-	if err != nil {
-		return "", err
-	}
-	out, err = capOutput(out, len(src))
-	if deep {
-		err = joinTruncated(&TruncatedError{Reason: fmt.Sprintf("code nested deeper than %d syntax levels is shown as it is", maxWalkDepth)}, err)
-	}
-	return withNote(out, err), err
+	defer f.Close()
+	return f.Skeleton(ctx)
 }
 
 // Outline returns one line per symbol: two spaces of indent per depth, then
@@ -204,11 +274,17 @@ func Skeleton(ctx context.Context, lang Language, src []byte) (string, error) {
 // [MaxDepth] are not listed and the outline stops at [MaxOutputBytes]; a cut
 // outline ends with a line saying why and comes with a [*TruncatedError].
 func Outline(ctx context.Context, lang Language, src []byte) (string, error) {
-	p, err := parse(ctx, lang, src)
+	f, err := Parse(ctx, lang, src)
 	if err != nil {
 		return "", err
 	}
-	defer p.close()
+	defer f.Close()
+	return f.Outline(ctx)
+}
+
+// Outline is [Outline] of the file.
+func (f *File) Outline(ctx context.Context) (string, error) {
+	p, src := f.p, f.p.src
 	ss, trunc := p.symbols(ctx)
 	if trunc != nil && !errors.Is(trunc, ErrTruncated) {
 		return "", trunc
@@ -280,11 +356,17 @@ func (e *UnknownSymbolsError) Error() string {
 // it, ends with a line saying so, and comes with a [*TruncatedError] (when
 // every entry resolved).
 func Mask(ctx context.Context, lang Language, src []byte, mask map[string]MaskMode) (string, error) {
-	p, err := parse(ctx, lang, src)
+	f, err := Parse(ctx, lang, src)
 	if err != nil {
 		return "", err
 	}
-	defer p.close()
+	defer f.Close()
+	return f.Mask(ctx, mask)
+}
+
+// Mask is [Mask] of the file.
+func (f *File) Mask(ctx context.Context, mask map[string]MaskMode) (string, error) {
+	p, src := f.p, f.p.src
 	ss, trunc := p.symbols(ctx)
 	if trunc != nil && !errors.Is(trunc, ErrTruncated) {
 		return "", trunc
@@ -376,4 +458,15 @@ func (c *canceler) check() bool {
 		c.err = c.ctx.Err()
 	}
 	return c.err == nil
+}
+
+// Identity names the grammar behind the views of lang, as compiled into
+// this binary (see treesitter.Identity), so that a cache of views can tell
+// when they may change; "" for a language without a parser.
+func Identity(lang Language) string {
+	g, ok := grammar(lang)
+	if !ok {
+		return ""
+	}
+	return treesitter.Identity(g)
 }

@@ -1,6 +1,7 @@
 package codeview
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -34,6 +35,12 @@ const previewLines = 8
 // fails, for instance because ctx is done) gets the text summary. The
 // formats are described in the package documentation.
 func Summary(ctx context.Context, path string, src []byte) string {
+	return summary(ctx, path, src, func(lang Language) (string, error) { return codeSummary(ctx, lang, src) })
+}
+
+// summary is Summary with code, the structural summary of src in a
+// language.
+func summary(ctx context.Context, path string, src []byte, code func(Language) (string, error)) string {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
 	case ".toml":
@@ -42,7 +49,7 @@ func Summary(ctx context.Context, path string, src []byte) string {
 		return markdownSummary(src)
 	}
 	if lang, ok := Detect(path); ok {
-		if s, err := codeSummary(ctx, lang, src); err == nil {
+		if s, err := code(lang); err == nil {
 			return s
 		}
 	}
@@ -273,7 +280,14 @@ var pyConstName = regexp.MustCompile(`^_*[A-Z][A-Z0-9_]*$`)
 
 func pySummary(ctx context.Context, src []byte, root treesitter.Node) (string, error) {
 	var imports []string
+	// an import statement holds the word import: a subtree without one
+	// (most function bodies) holds none, unless it has a parse error (the
+	// parser may have made the keyword up)
+	at := offsets(src, "import")
 	err := treesitter.Walk(ctx, root, func(n treesitter.Node) bool {
+		if i := sort.SearchInts(at, n.StartByte()); (i == len(at) || at[i]+len("import") > n.EndByte()) && !n.HasError() {
+			return false
+		}
 		switch n.Type() {
 		case "import_statement":
 			for _, c := range n.FieldChildren("name") {
@@ -368,6 +382,12 @@ func codeSummary(ctx context.Context, lang Language, src []byte) (string, error)
 		return "", err
 	}
 	defer p.close()
+	return p.codeSummary(ctx)
+}
+
+// codeSummary is the structural summary of the parsed file.
+func (p *parsed) codeSummary(ctx context.Context) (string, error) {
+	lang, src := p.lang, p.src
 	root := p.tree.Root()
 	if lang == Python {
 		return pySummary(ctx, src, root)
@@ -375,7 +395,7 @@ func codeSummary(ctx context.Context, lang Language, src []byte) (string, error)
 	var pkg string
 	var imports []string
 	importLabel := "imports"
-	err = treesitter.Walk(ctx, root, func(n treesitter.Node) bool {
+	err := treesitter.Walk(ctx, root, func(n treesitter.Node) bool {
 		switch lang {
 		case Go:
 			switch n.Type() {
@@ -486,4 +506,17 @@ func codeSummary(ctx context.Context, lang Language, src []byte) (string, error)
 		listLine("variables", uniq(groups["variables"])),
 		listLine("macros", uniq(groups["macros"])),
 	), nil
+}
+
+// offsets returns the offsets of word in src, in order.
+func offsets(src []byte, word string) []int {
+	var out []int
+	for i := 0; ; {
+		j := bytes.Index(src[i:], []byte(word))
+		if j < 0 {
+			return out
+		}
+		out = append(out, i+j)
+		i += j + len(word)
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/cache"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/measure"
@@ -82,6 +83,13 @@ on stderr and in the document; they never stop the run. A summary on stderr
 ends every run: files, tokens, what the token budget did and the largest
 files (--quiet turns it off).
 
+The document is written as it is produced, in order, so memory follows the
+largest files, not the project; the numbered file appears only when the run
+succeeds. Views and exact token counts are kept in a cache ($CTX_CACHE_DIR,
+else ctx in the user cache directory; --cache-dir, --no-cache) under the
+hash of the file's bytes: a second run renders nothing again, and the
+output is the same with or without it.
+
 Examples:
    ctx aggregate
    ctx aggregate --stdout 'src/**/*.py' README.md
@@ -103,7 +111,7 @@ Examples:
 			optionalFlag{&cli.GenericFlag{Name: "changed", Value: &optionalValue{},
 				Usage: "keep only the files that git reports as changed: uncommitted ones (staged, unstaged, untracked), or with --changed=REF those that differ from git revision REF"}},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress on stderr (warnings still)"},
-			estimatorFlag()),
+			estimatorFlag(), cacheDirFlag(), noCacheFlag()),
 		Action: func(c *cli.Context) error { return e.aggregate(c) },
 	}}
 }
@@ -283,7 +291,18 @@ func (e *env) aggregate(c *cli.Context) error {
 	if !quiet {
 		o.Progress = bar.update
 	}
-	res, err := aggregate.Run(c.Context, o)
+	done := e.useCache(c, &o)
+	defer done()
+	var res *aggregate.Result
+	switch {
+	case format == "json":
+		res, err = aggregate.Run(c.Context, o)
+	case c.Bool("stdout"):
+		// written as it is produced
+		res, err = aggregate.Stream(c.Context, o, e.stdout)
+	default:
+		res, err = aggregate.Stream(c.Context, o, nil)
+	}
 	bar.finish()
 	if err != nil {
 		return err
@@ -295,7 +314,6 @@ func (e *env) aggregate(c *cli.Context) error {
 	case format == "json":
 		err = res.WriteJSON(e.stdout)
 	case c.Bool("stdout"):
-		_, err = io.WriteString(e.stdout, res.Markdown+"\n")
 	default:
 		_, err = fmt.Fprintln(e.stdout, res.ShownOutputPath())
 	}
@@ -351,4 +369,51 @@ func (p *progress) finish() {
 	if p.bar != nil {
 		_ = p.bar.Finish()
 	}
+}
+
+// cacheDirFlag and noCacheFlag choose the cache of views and token counts,
+// for the commands that render [files].
+func cacheDirFlag() cli.Flag {
+	return &cli.StringFlag{Name: "cache-dir", Usage: "keep views and token counts in `DIR` (default: $" + cache.EnvDir + ", else ctx in the user cache directory)"}
+}
+
+func noCacheFlag() cli.Flag {
+	return &cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache of views and token counts"}
+}
+
+// useCache sets o.Cache to the cache of the flags ([openCache]); done
+// trims it (call it when the command ends).
+func (e *env) useCache(c *cli.Context, o *aggregate.Options) (done func()) {
+	d := openCache(c)
+	if d == nil {
+		return func() {}
+	}
+	o.Cache = d
+	return func() { _ = d.Close() }
+}
+
+// openCache opens the cache that --cache-dir, $CTX_CACHE_DIR or the user
+// cache directory names; nil with --no-cache. A cache that cannot be
+// opened is a warning when it was named, and silently none at the default
+// place: the output is the same without it.
+func openCache(c *cli.Context) *cache.Dir {
+	if c.Bool("no-cache") {
+		return nil
+	}
+	dir, named := c.String("cache-dir"), c.IsSet("cache-dir")
+	if !named {
+		named = os.Getenv(cache.EnvDir) != ""
+		var err error
+		if dir, err = cache.DefaultDir(); err != nil {
+			return nil
+		}
+	}
+	d, err := cache.Open(dir, 0)
+	if err != nil {
+		if named {
+			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %v; running without it\n", err)
+		}
+		return nil
+	}
+	return d
 }

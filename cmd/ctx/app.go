@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 
 	"github.com/urfave/cli/v2"
 	"golang.org/x/term"
@@ -60,6 +61,7 @@ func (e *systemError) Unwrap() error { return e.err }
 type writer struct {
 	ctx context.Context
 	w   io.Writer
+	n   *atomic.Int64 // bytes written: a stream cut short says so
 }
 
 func (w writer) Write(p []byte) (int, error) {
@@ -67,6 +69,7 @@ func (w writer) Write(p []byte) (int, error) {
 		return 0, err
 	}
 	n, err := w.w.Write(p)
+	w.n.Add(int64(n))
 	if err != nil {
 		err = &systemError{fmt.Errorf("cannot write the output: %w", err)}
 	}
@@ -118,7 +121,7 @@ func runCommands(ctx context.Context, cmds func(*env) []*cli.Command, args []str
 			code = internalError(stderr, p, debug.Stack())
 		}
 	}()
-	return runApp(ctx, cmds, args, stdin, writer{ctx, stdout}, stderr)
+	return runApp(ctx, cmds, args, stdin, writer{ctx, stdout, new(atomic.Int64)}, stderr)
 }
 
 // internalError reports a panic with its stack (the worker's, for a panic
@@ -191,6 +194,11 @@ func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, 
 	switch {
 	case code == exitOK:
 	case interruptedBy(ctx) != nil:
+		if w, ok := stdout.(writer); ok && w.n.Load() > 0 {
+			// ctx aggregate --stdout writes as it goes
+			fmt.Fprintf(stderr, "ctx: error: %v; the output is incomplete\n", interruptedBy(ctx))
+			break
+		}
 		fmt.Fprintf(stderr, "ctx: error: %v; nothing was written\n", interruptedBy(ctx))
 	case errors.As(err, &cf):
 		if cf.msg != "" {

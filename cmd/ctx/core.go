@@ -40,7 +40,7 @@ func coreCommands(e *env) []*cli.Command {
 				"   ctx manifest --estimator o200k      # exact o200k_base tokens (GPT-4o, GPT-5)\n" +
 				"   ctx manifest --relative -o ctx.manifest.json   # the same bytes in every clone",
 			ArgsUsage: " ",
-			Flags: append(commonFlags(), estimatorFlag(),
+			Flags: append(commonFlags(), estimatorFlag(), cacheDirFlag(), noCacheFlag(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
 				&cli.BoolFlag{Name: "relative", Usage: "record paths relative to the project directory, home as ~ (default: relative_paths in ctx.toml)"},
 				&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] (default: redact in [secrets] of ctx.toml)"}),
@@ -54,7 +54,7 @@ func coreCommands(e *env) []*cli.Command {
 				"   ctx render --manifest context.manifest.json -o context.md\n" +
 				"   ctx render --redact -o context.md   # credentials replaced by [REDACTED:rule]",
 			ArgsUsage: " ",
-			Flags: append(commonFlags(), estimatorFlag(),
+			Flags: append(commonFlags(), estimatorFlag(), cacheDirFlag(), noCacheFlag(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
 				&cli.StringFlag{Name: "manifest", Usage: "render a stored manifest `FILE` instead of building one"},
 				&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] (default: redact in [secrets] of ctx.toml)"}),
@@ -72,7 +72,7 @@ func coreCommands(e *env) []*cli.Command {
 				"   ctx audit --format sarif > ctx.sarif        # for code scanning\n" +
 				"   ctx audit --manifest context.manifest.json --fail-on info --check",
 			ArgsUsage: " ",
-			Flags: append(commonFlags(), estimatorFlag(),
+			Flags: append(commonFlags(), estimatorFlag(), cacheDirFlag(), noCacheFlag(),
 				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json, markdown, github or sarif"},
 				&cli.BoolFlag{Name: "wide", Usage: "print every column of the table, however wide"},
 				&cli.BoolFlag{Name: "check", Usage: "exit 1 when a finding at the --fail-on level exists"},

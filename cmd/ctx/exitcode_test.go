@@ -51,7 +51,25 @@ func testCommands(*env) []*cli.Command {
 			return err
 		}),
 		action("interrupted", func(c *cli.Context) error { return c.Context.Err() }),
+		action("stream-interrupted", func(c *cli.Context) error {
+			// ctx aggregate --stdout writes as it goes: a signal after the
+			// first bytes leaves the output incomplete
+			c.App.Writer.Write([]byte("partial"))
+			interruptStream(&interrupted{syscall.SIGINT})
+			return c.Context.Err()
+		}),
 	}
+}
+
+// interruptStream interrupts the run of stream-interrupted.
+var interruptStream context.CancelCauseFunc
+
+// streamContext is the context of stream-interrupted, which interrupts
+// it.
+func streamContext() context.Context {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	interruptStream = cancel
+	return ctx
 }
 
 // failingWriter fails every write, like a full disk.
@@ -89,6 +107,7 @@ func TestExitCodes(t *testing.T) {
 		{cmd: "interrupted", ctx: interrupted(os.Interrupt), code: 130, stderr: []string{"interrupted (interrupt)"}},
 		{cmd: "ok", ctx: interrupted(syscall.SIGTERM), code: 0},
 		{cmd: "stdout", ctx: interrupted(syscall.SIGTERM), code: 143},
+		{cmd: "stream-interrupted", ctx: streamContext(), code: 130, stderr: []string{"ctx: error: interrupted (interrupt); the output is incomplete\n"}},
 	} {
 		ctx := c.ctx
 		if ctx == nil {

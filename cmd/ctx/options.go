@@ -97,6 +97,12 @@ func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) 
 		// every stage counts with it: sources, files, history and budgets
 		o.SetEstimator(est)
 	}
+	if o.Files != nil {
+		if d := openCache(c); d != nil {
+			// Put keeps it within its bound: nothing to close
+			o.Files.Cache = d
+		}
+	}
 	d := &o.Discover
 	if c.IsSet("profile") {
 		name, err := profile.Parse(c.String("profile"))

@@ -34,7 +34,7 @@ Examples:
    ctx manifest --relative -o ctx.manifest.json   # commit it
    ctx verify ctx.manifest.json                    # in CI or a pre-commit hook
    ctx verify --format json -C ../clone ctx.manifest.json`,
-			Flags:  append(commonFlags(), estimatorFlag(), format()),
+			Flags:  append(commonFlags(), estimatorFlag(), format(), cacheDirFlag(), noCacheFlag()),
 			Action: func(c *cli.Context) error { return e.verify(c) },
 		},
 		{

@@ -40,6 +40,15 @@ func TestMain(m *testing.M) {
 type leakCheck struct{ m *testing.M }
 
 func (l leakCheck) Run() int {
+	// the tests that run ctx with this process's environment keep their
+	// cache of views to themselves, not in the user's cache directory
+	dir, err := os.MkdirTemp("", "ctx-test-cache-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	os.Setenv("CTX_CACHE_DIR", dir)
 	code := l.m.Run()
 	if code == 0 {
 		if err := goleak.Find(); err != nil {
@@ -71,6 +80,9 @@ func TestScripts(t *testing.T) {
 			e.Setenv("HOME", e.WorkDir+"/home")
 			e.Setenv("XDG_CONFIG_HOME", e.WorkDir+"/home/.config")
 			e.Setenv("AGENTS_GLOBAL_MD", "")
+			// the cache lives beside the work directory, not in the project
+			// that most scripts make of it (the test's root removes it)
+			e.Setenv("XDG_CACHE_HOME", e.WorkDir+".cache")
 			return os.MkdirAll(e.WorkDir+"/home", 0o755)
 		},
 	})

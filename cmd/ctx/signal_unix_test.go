@@ -106,6 +106,7 @@ func TestSignalDuringWrite(t *testing.T) {
 		{name: "render SIGHUP", sig: syscall.SIGHUP, code: 129},
 		{name: "render over a file SIGTERM", sig: syscall.SIGTERM, code: 143, existing: true},
 		{name: "aggregate SIGTERM", sig: syscall.SIGTERM, code: 143},
+		{name: "aggregate SIGINT", sig: syscall.SIGINT, code: 130},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			aggregate := strings.HasPrefix(c.name, "aggregate")

@@ -43,7 +43,7 @@ Examples:
 			&cli.BoolFlag{Name: "tree", Usage: "print the token tree of the directories and files"},
 			&cli.IntFlag{Name: "tree-threshold", Usage: "fold the tree's entries under `N` tokens (implies --tree; an entry with an error is never folded)", DefaultText: "0, none"},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no progress and no note of what the default ignores left out on stderr (warnings still)"},
-			estimatorFlag()),
+			estimatorFlag(), cacheDirFlag(), noCacheFlag()),
 		Action: func(c *cli.Context) error { return e.stats(c) },
 	}}
 }
@@ -76,6 +76,8 @@ func (e *env) stats(c *cli.Context) error {
 		return err
 	}
 	quiet := c.Bool("quiet")
+	done := e.useCache(c, &o)
+	defer done()
 	bar := e.progress("measuring")
 	if !quiet {
 		o.Progress = bar.update

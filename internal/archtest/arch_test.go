@@ -59,7 +59,7 @@ func deps(t *testing.T, pkg string, memo map[string][]string) []string {
 
 func TestLayers(t *testing.T) {
 	memo := map[string][]string{}
-	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report"}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report", "cache"}
 	// mcpserver is a library package too (it never prints or exits), but
 	// like cmd/ctx it reads ctx.toml through config: it is checked by
 	// TestMCPServerBoundary
@@ -81,6 +81,9 @@ func TestLayers(t *testing.T) {
 		{"provenance", []string{"config", "audit"}, "verify and diff take manifests and the options to rebuild with"},
 		{"secrets", []string{"manifest", "aggregate", "history", "discover", "config", "audit", "render", "profile", "provenance", "measure"}, "finding credentials in text is a leaf"},
 		{"report", []string{"config", "provenance"}, "the page shows a manifest and its audit; it takes options, never ctx.toml types"},
+		{"cache", []string{"manifest", "aggregate", "aggregate/codeview", "history", "discover", "config", "audit", "render", "profile", "provenance", "measure", "secrets"}, "the cache stores bytes by key; its users compose the keys"},
+		{"aggregate", []string{"cache"}, "the pipeline takes a Cache (Options.Cache); the command chooses the directory"},
+		{"manifest", []string{"cache"}, "the manifest takes aggregate options, with their Cache"},
 	} {
 		for _, d := range deps(t, tc.pkg, memo) {
 			for _, n := range tc.never {
@@ -177,7 +180,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
 	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
 		"schemas", "config", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
-		"internal/atomicfile", "internal/goroutine"} {
+		"internal/atomicfile", "internal/goroutine", "internal/treesitter", "internal/version", "cache"} {
 		bp, err := build.Import(module+pkg, root(t), 0)
 		if err != nil {
 			t.Fatalf("%s: %v", pkg, err)

@@ -101,22 +101,6 @@ func RemoveTemps() {
 	})
 }
 
-// writeAll writes data to f a chunk at a time, stopping with the
-// context's error when ctx is done.
-func writeAll(ctx context.Context, f *os.File, data []byte) error {
-	for len(data) > 0 {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		n := min(chunk, len(data))
-		if _, err := f.Write(data[:n]); err != nil {
-			return err
-		}
-		data = data[n:]
-	}
-	return nil
-}
-
 // tempFile creates the temporary file for path in its directory.
 func tempFile(path string) (*os.File, error) {
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
@@ -125,32 +109,6 @@ func tempFile(path string) (*os.File, error) {
 	}
 	temps.Store(f.Name(), struct{}{})
 	return f, nil
-}
-
-// fill writes data to the temporary file f for path, sets its mode and
-// syncs and closes it; on any failure it closes f.
-func fill(ctx context.Context, f *os.File, path string, data []byte, perm os.FileMode) error {
-	err := writeAll(ctx, f, data)
-	switch {
-	case err != nil && ctx.Err() != nil:
-	case err != nil:
-		err = &WriteError{"write", path, err}
-	default:
-		if err = f.Chmod(perm); err != nil {
-			err = &WriteError{"set the mode of", path, err}
-		} else if err = f.Sync(); err != nil {
-			err = &WriteError{"sync", path, err}
-		}
-	}
-	if err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return &WriteError{"close", path, err}
-	}
-	// the last look: a run stopped by now replaces nothing
-	return ctx.Err()
 }
 
 // WriteFile writes data to path so that readers see either the old content
@@ -164,55 +122,15 @@ func fill(ctx context.Context, f *os.File, path string, data []byte, perm os.Fil
 // returns the context's error and replaces nothing. On every failure, and
 // on a panic, the temporary file is removed.
 func WriteFile(ctx context.Context, path string, data []byte, perm os.FileMode) error {
-	target, inPlace, mode, err := Target(path)
+	w, err := Create(ctx, path, perm)
 	if err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
+	defer w.Close()
+	if _, err := w.Write(data); err != nil {
 		return err
 	}
-	if inPlace {
-		f, err := os.OpenFile(target, os.O_WRONLY, 0)
-		if err != nil {
-			return &WriteError{"open", path, err}
-		}
-		if err := writeAll(ctx, f, data); err != nil {
-			f.Close()
-			if ctx.Err() != nil {
-				return err
-			}
-			return &WriteError{"write", path, err}
-		}
-		if err := f.Close(); err != nil {
-			return &WriteError{"close", path, err}
-		}
-		return nil
-	}
-	if mode != 0 {
-		perm = mode
-	}
-	path = target
-	f, err := tempFile(path)
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	renamed := false
-	defer func() {
-		if !renamed {
-			f.Close()
-			os.Remove(tmp)
-		}
-		temps.Delete(tmp)
-	}()
-	if err := fill(ctx, f, path, data, perm); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return &WriteError{"rename into", path, err}
-	}
-	renamed = true
-	return nil
+	return w.Commit()
 }
 
 // CreateExclusive writes data to path only if path does not exist yet. The
@@ -223,27 +141,13 @@ func WriteFile(ctx context.Context, path string, data []byte, perm os.FileMode) 
 // when ctx is done before the file is linked. The temporary file is always
 // removed.
 func CreateExclusive(ctx context.Context, path string, data []byte, perm os.FileMode) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	f, err := tempFile(path)
+	w, err := CreateTemp(ctx, filepath.Dir(path), filepath.Base(path), perm)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
-	defer func() {
-		os.Remove(tmp)
-		temps.Delete(tmp)
-	}()
-	if err := fill(ctx, f, path, data, perm); err != nil {
+	defer w.Close()
+	if _, err := w.Write(data); err != nil {
 		return err
 	}
-	// os.Link fails with EEXIST when path exists, which makes the claim atomic.
-	if err := os.Link(tmp, path); err != nil {
-		if errors.Is(err, os.ErrExist) {
-			return err
-		}
-		return &WriteError{"link", path, err}
-	}
-	return nil
+	return w.Link(path)
 }

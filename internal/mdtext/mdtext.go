@@ -5,6 +5,7 @@ package mdtext
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 )
 
@@ -14,27 +15,47 @@ const HistoryHeading = "## Discussion History"
 
 // LongestRun returns the length of the longest run of the byte c in s.
 func LongestRun(s string, c byte) int {
-	longest, run := 0, 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == c {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
+	longest := 0
+	for {
+		i := strings.IndexByte(s, c)
+		if i < 0 {
+			return longest
 		}
+		s = s[i:]
+		run := 1
+		for run < len(s) && s[run] == c {
+			run++
+		}
+		longest = max(longest, run)
+		s = s[run:]
 	}
-	return longest
 }
 
 // Fence wraps text in a code fence of backticks longer than the longest
 // backtick run inside it (at least three), with info as the info string. A
 // newline is added before the closing fence when text does not end with one.
 func Fence(info, text string) string {
-	f := strings.Repeat("`", max(3, LongestRun(text, '`')+1))
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		text += "\n"
+	return string(AppendFence(nil, info, text))
+}
+
+// AppendFence appends [Fence](info, text) to dst.
+func AppendFence(dst []byte, info, text string) []byte {
+	n := max(3, LongestRun(text, '`')+1)
+	fence := func() {
+		for range n {
+			dst = append(dst, '`')
+		}
 	}
-	return f + info + "\n" + text + f
+	dst = slices.Grow(dst, 2*n+len(info)+len(text)+2)
+	fence()
+	dst = append(dst, info...)
+	dst = append(dst, '\n')
+	dst = append(dst, text...)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		dst = append(dst, '\n')
+	}
+	fence()
+	return dst
 }
 
 // CodeSpan renders s as one inline code span: in single backticks, or,

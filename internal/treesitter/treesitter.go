@@ -11,6 +11,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
+	"runtime/debug"
+	"sync"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/c"
@@ -144,10 +147,13 @@ func (t *Tree) Close() {
 // methods on a null node return zero values.
 type Node struct {
 	n *sitter.Node
+	// live is set for a node known to be present (one a cursor stands
+	// on), which saves asking the binding, a call into C, on every use
+	live bool
 }
 
 // IsNull reports whether the node is absent.
-func (n Node) IsNull() bool { return n.n == nil || n.n.IsNull() }
+func (n Node) IsNull() bool { return !n.live && (n.n == nil || n.n.IsNull()) }
 
 // Type returns the grammar's node type, e.g. "function_definition".
 func (n Node) Type() string {
@@ -262,7 +268,7 @@ func (n Node) Children() []Node {
 		return nil
 	}
 	for {
-		out = append(out, Node{n: cur.CurrentNode()})
+		out = append(out, Node{n: cur.CurrentNode(), live: true})
 		if !cur.GoToNextSibling() {
 			break
 		}
@@ -296,7 +302,7 @@ func (n Node) FieldChildren(name string) []Node {
 	}
 	for {
 		if cur.CurrentFieldName() == name {
-			out = append(out, Node{n: cur.CurrentNode()})
+			out = append(out, Node{n: cur.CurrentNode(), live: true})
 		}
 		if !cur.GoToNextSibling() {
 			break
@@ -353,7 +359,7 @@ func Walk(ctx context.Context, n Node, fn func(Node) bool) error {
 				return err
 			}
 		}
-		descend := fn(Node{n: cur.CurrentNode()})
+		descend := fn(Node{n: cur.CurrentNode(), live: true})
 		if descend && cur.GoToFirstChild() {
 			continue
 		}
@@ -366,4 +372,53 @@ func Walk(ctx context.Context, n Node, fn func(Node) bool) error {
 			}
 		}
 	}
+}
+
+// bindingModule is the module of the binding and of its grammars.
+const bindingModule = "github.com/smacker/go-tree-sitter"
+
+// identities memoizes Identity: a grammar compiled in never changes.
+var identities sync.Map // Grammar -> string
+
+// Identity names grammar g as this binary has it: the binding's module
+// version and checksum (the grammars are compiled from its source), and
+// the number and a digest of the grammar's node types, so that anything
+// kept by grammar (a cache of views) is never used with another one. It is
+// "" for an unknown grammar.
+func Identity(g Grammar) string {
+	if id, ok := identities.Load(g); ok {
+		return id.(string)
+	}
+	lang := language(g)
+	if lang == nil {
+		return ""
+	}
+	h := fnv.New64a()
+	n := lang.SymbolCount()
+	for s := range n {
+		h.Write([]byte(lang.SymbolName(sitter.Symbol(s))))
+		h.Write([]byte{0})
+	}
+	id := fmt.Sprintf("%s %s; %d node types %016x", g, moduleVersion(), n, h.Sum64())
+	identities.Store(g, id)
+	return id
+}
+
+// moduleVersion is the version and checksum of the binding's module in the
+// build, "unknown" when the build does not say.
+func moduleVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	for _, d := range bi.Deps {
+		if d.Path != bindingModule {
+			continue
+		}
+		if d.Replace != nil {
+			d = d.Replace
+		}
+		return d.Path + "@" + d.Version + " " + d.Sum
+	}
+	return "unknown"
 }

@@ -88,3 +88,22 @@ func TestNullNode(t *testing.T) {
 		t.Error("null node")
 	}
 }
+
+// Identity tells the grammars apart and stays the same within a build.
+func TestIdentity(t *testing.T) {
+	seen := map[string]Grammar{}
+	for _, g := range []Grammar{Python, C, CPP, Go, JavaScript, TypeScript, TSX, Rust, Java} {
+		id := Identity(g)
+		if id == "" || Identity(g) != id {
+			t.Fatalf("Identity(%s) = %q, then %q", g, id, Identity(g))
+		}
+		if other, ok := seen[id]; ok {
+			t.Fatalf("%s and %s share the identity %q", g, other, id)
+		}
+		seen[id] = g
+	}
+	if Identity("cobol") != "" {
+		t.Fatal("an unknown grammar has an identity")
+	}
+	t.Log(Identity(Go))
+}

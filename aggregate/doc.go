@@ -157,9 +157,9 @@
 // [Stream] keeps no file's bytes for the budget: a file is read again when
 // it is degraded and when its block is written, and must have the hash it
 // had ([ErrChanged] otherwise); the views' texts are kept up to 32 MiB and
-// rendered again, or taken from the cache, past that. force_full, tier 3 and Tier 3 focus files are exempt
-// from the cap and degraded by the total only when every other file is
-// omitted. Error, binary, view none and auto_aggregate = false items are
+// rendered again, or taken from the cache, past that. force_full, tier 3
+// and Tier 3 focus files are exempt from the cap and degraded by the total
+// only when every other file is omitted. Error, binary, view none and auto_aggregate = false items are
 // never touched. The files section ends with the omitted files, each with
 // its tokens, under [OmittedHeading] ("- `big.py` (2,985 tokens)"); the
 // list is not counted against the budget. A degraded block's header says so,

@@ -76,7 +76,10 @@ func selfFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fixture{name: "self", m: m, rep: rep, home: p.Home}
+	read := func(path string) ([]byte, error) {
+		return readerIn("")(manifest.ResolvePath(path, dir, p.Home))
+	}
+	return fixture{name: "self", m: m, rep: rep, home: p.Home, read: read}
 }
 
 // TestBrowser opens the report of each fixture and of this repository in

@@ -36,6 +36,20 @@ type fixture struct {
 	m    *manifest.Manifest
 	rep  *audit.Report
 	home string // shown as ~
+	// read reads a file at a path of the manifest (Options.ReadFile)
+	read func(string) ([]byte, error)
+}
+
+// readerIn reads the file at a manifest's path p below root, as ctx
+// report does.
+func readerIn(root string) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) {
+		st, b := manifest.ReadSource(root+p, 0)
+		if b == nil {
+			return nil, fmt.Errorf("%s", st)
+		}
+		return b, nil
+	}
 }
 
 var (
@@ -107,7 +121,7 @@ func buildFixture(t *testing.T, name, root string, o manifest.Options, ao audit.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fixture{name: name, m: m, rep: rep, home: fixtureHome}
+	return fixture{name: name, m: m, rep: rep, home: fixtureHome, read: readerIn(root)}
 }
 
 // dirs makes the fixture's home and project below a new directory of
@@ -280,7 +294,7 @@ func large(t *testing.T) fixture {
 func pageOf(t *testing.T, f fixture) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Write(context.Background(), &b, f.m, f.rep, Options{Home: f.home}); err != nil {
+	if err := Write(context.Background(), &b, f.m, f.rep, Options{Home: f.home, ReadFile: f.read}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

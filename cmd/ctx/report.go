@@ -68,7 +68,7 @@ func (e *env) report(c *cli.Context) error {
 		return err
 	}
 	var b bytes.Buffer
-	if err := report.Write(c.Context, &b, m, rep, report.Options{Home: p.Home}); err != nil {
+	if err := report.Write(c.Context, &b, m, rep, report.Options{Home: p.Home, ReadFile: sourceReader(p)}); err != nil {
 		return err
 	}
 	out := c.String("output")
@@ -77,6 +77,19 @@ func (e *env) report(c *cli.Context) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", out, size(b.Len()))
 	return err
+}
+
+// sourceReader reads a source file as the manifest's build does, its path
+// as a manifest records it (relative ones against the project directory):
+// the report lists the sections of the files the agent loads by itself.
+func sourceReader(p *config.Project) func(string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		st, b := manifest.ReadSource(manifest.ResolvePath(path, p.Dir, p.Home), 0)
+		if b == nil {
+			return nil, fmt.Errorf("%s", st)
+		}
+		return b, nil
+	}
 }
 
 // size is a byte count for people: "812 bytes", "48 KB", "1.2 MB".

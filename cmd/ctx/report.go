@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
+	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/config"
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/report"
 )
@@ -50,7 +53,7 @@ func (e *env) report(c *cli.Context) error {
 			p, err = loadProject(c)
 		}
 	} else {
-		p, m, err = build(c)
+		p, m, err = build(c, func(o *manifest.Options) { ignoreOutput(o, c.String("output")) })
 	}
 	if err != nil {
 		return err
@@ -77,6 +80,35 @@ func (e *env) report(c *cli.Context) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", out, size(b.Len()))
 	return err
+}
+
+// ignoreOutput leaves the page out of [files] when it lies below their
+// base directory: a glob such as "**" would otherwise aggregate the page
+// of the previous run, and the same project would not give the same page
+// twice. A file named explicitly is still read.
+func ignoreOutput(o *manifest.Options, out string) {
+	if o.Files == nil || out == "" {
+		return
+	}
+	rel, err := filepath.Rel(fileio.RealPath(o.Files.BaseDir), fileio.RealPath(out))
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return
+	}
+	o.Files.IgnorePatterns = append(o.Files.IgnorePatterns, "/"+literalPattern(filepath.ToSlash(rel)))
+}
+
+// literalPattern is a gitignore pattern that matches the path p and
+// nothing else: the characters that patterns give a meaning to are
+// escaped.
+func literalPattern(p string) string {
+	var b strings.Builder
+	for i, r := range p {
+		if strings.ContainsRune(`\*?[`, r) || (r == ' ' && strings.TrimRight(p[i:], " ") == "") {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // sourceReader reads a source file as the manifest's build does, its path

@@ -26,6 +26,7 @@ import (
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/config"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/profile"
 )
@@ -143,7 +144,7 @@ func TestBrowser(t *testing.T) {
 			rows := slices.Clone(f.m.Files)
 			slices.SortStableFunc(rows, func(a, b manifest.FileRow) int { return cmp.Compare(b.EmittedTokens, a.EmittedTokens) })
 			for _, r := range rows[:min(5, len(rows))] {
-				if !strings.Contains(d.Text, r.Path) {
+				if !strings.Contains(d.Text, mdtext.Escape(r.Path)) {
 					t.Errorf("file %s (%d tokens) is not on the page", r.Path, r.EmittedTokens)
 				}
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/report"
 )
@@ -78,7 +79,7 @@ func (e *env) report(c *cli.Context) error {
 	if err := e.output(c, b.Bytes()); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", out, size(b.Len()))
+	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", mdtext.Escape(out), size(b.Len()))
 	return err
 }
 

@@ -62,9 +62,11 @@ func selfFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rp := p.Config.RelativePaths; rp == nil || !*rp {
+		t.Fatal("docs/report.toml: relative_paths is not true (the page would name this clone)")
+	}
 	o := p.ManifestOptions()
 	o.Profile = profile.Claude
-	o.RelativePaths = true // the same page in every clone
 	m, err := manifest.Build(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

@@ -79,10 +79,7 @@ func selfFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(path string) ([]byte, error) {
-		return readerIn("")(manifest.ResolvePath(path, dir, p.Home))
-	}
-	return fixture{name: "self", m: m, rep: rep, home: p.Home, read: read}
+	return fixture{name: "self", m: m, rep: rep, home: p.Home, read: SourceReader(dir, p.Home)}
 }
 
 // TestBrowser opens the report of each fixture and of this repository in

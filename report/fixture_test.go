@@ -43,13 +43,7 @@ type fixture struct {
 // readerIn reads the file at a manifest's path p below root, as ctx
 // report does.
 func readerIn(root string) func(string) ([]byte, error) {
-	return func(p string) ([]byte, error) {
-		st, b := manifest.ReadSource(root+p, 0)
-		if b == nil {
-			return nil, fmt.Errorf("%s", st)
-		}
-		return b, nil
-	}
+	return func(p string) ([]byte, error) { return SourceReader(root, "")(root + p) }
 }
 
 var (

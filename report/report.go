@@ -74,6 +74,20 @@ type Options struct {
 	ReadFile func(path string) ([]byte, error)
 }
 
+// SourceReader is the usual [Options.ReadFile]: it reads a source file
+// as the manifest's build does (regular UTF-8 files of a bounded size,
+// never a FIFO or a device), a path of a relative manifest resolved
+// against the project directory dir and home.
+func SourceReader(dir, home string) func(path string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		st, b := manifest.ReadSource(manifest.ResolvePath(path, dir, home), 0)
+		if b == nil {
+			return nil, fmt.Errorf("%s: %s", path, st)
+		}
+		return b, nil
+	}
+}
+
 func (o Options) home() string {
 	if o.Home != "" {
 		return o.Home

@@ -3,15 +3,11 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"path/filepath"
-	"strings"
 
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/config"
-	"github.com/ctxaudit/ctx/internal/fileio"
-	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/report"
 )
@@ -54,7 +50,12 @@ func (e *env) report(c *cli.Context) error {
 			p, err = loadProject(c)
 		}
 	} else {
-		p, m, err = build(c, func(o *manifest.Options) { ignoreOutput(o, c.String("output")) })
+		p, m, err = build(c, func(o *manifest.Options) {
+			if o.Files != nil {
+				// the page is not read back by the next run
+				o.Files.IgnoreOutput(c.String("output"))
+			}
+		})
 	}
 	if err != nil {
 		return err
@@ -72,57 +73,15 @@ func (e *env) report(c *cli.Context) error {
 		return err
 	}
 	var b bytes.Buffer
-	if err := report.Write(c.Context, &b, m, rep, report.Options{Home: p.Home, ReadFile: sourceReader(p)}); err != nil {
+	if err := report.Write(c.Context, &b, m, rep, report.Options{Home: p.Home, ReadFile: report.SourceReader(p.Dir, p.Home)}); err != nil {
 		return err
 	}
 	out := c.String("output")
 	if err := e.output(c, b.Bytes()); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", mdtext.Escape(out), size(b.Len()))
+	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", p.ShownPath(out), size(b.Len()))
 	return err
-}
-
-// ignoreOutput leaves the page out of [files] when it lies below their
-// base directory: a glob such as "**" would otherwise aggregate the page
-// of the previous run, and the same project would not give the same page
-// twice. A file named explicitly is still read.
-func ignoreOutput(o *manifest.Options, out string) {
-	if o.Files == nil || out == "" {
-		return
-	}
-	rel, err := filepath.Rel(fileio.RealPath(o.Files.BaseDir), fileio.RealPath(out))
-	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
-		return
-	}
-	o.Files.IgnorePatterns = append(o.Files.IgnorePatterns, "/"+literalPattern(filepath.ToSlash(rel)))
-}
-
-// literalPattern is a gitignore pattern that matches the path p and
-// nothing else: the characters that patterns give a meaning to are
-// escaped.
-func literalPattern(p string) string {
-	var b strings.Builder
-	for i, r := range p {
-		if strings.ContainsRune(`\*?[`, r) || (r == ' ' && strings.TrimRight(p[i:], " ") == "") {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
-}
-
-// sourceReader reads a source file as the manifest's build does, its path
-// as a manifest records it (relative ones against the project directory):
-// the report lists the sections of the files the agent loads by itself.
-func sourceReader(p *config.Project) func(string) ([]byte, error) {
-	return func(path string) ([]byte, error) {
-		st, b := manifest.ReadSource(manifest.ResolvePath(path, p.Dir, p.Home), 0)
-		if b == nil {
-			return nil, fmt.Errorf("%s", st)
-		}
-		return b, nil
-	}
 }
 
 // size is a byte count for people: "812 bytes", "48 KB", "1.2 MB".

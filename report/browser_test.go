@@ -26,6 +26,7 @@ import (
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/config"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/profile"
 )
@@ -61,9 +62,11 @@ func selfFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if rp := p.Config.RelativePaths; rp == nil || !*rp {
+		t.Fatal("docs/report.toml: relative_paths is not true (the page would name this clone)")
+	}
 	o := p.ManifestOptions()
 	o.Profile = profile.Claude
-	o.RelativePaths = true // the same page in every clone
 	m, err := manifest.Build(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)
@@ -76,7 +79,7 @@ func selfFixture(t *testing.T) fixture {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fixture{name: "self", m: m, rep: rep, home: p.Home}
+	return fixture{name: "self", m: m, rep: rep, home: p.Home, read: SourceReader(dir, p.Home)}
 }
 
 // TestBrowser opens the report of each fixture and of this repository in
@@ -140,7 +143,7 @@ func TestBrowser(t *testing.T) {
 			rows := slices.Clone(f.m.Files)
 			slices.SortStableFunc(rows, func(a, b manifest.FileRow) int { return cmp.Compare(b.EmittedTokens, a.EmittedTokens) })
 			for _, r := range rows[:min(5, len(rows))] {
-				if !strings.Contains(d.Text, r.Path) {
+				if !strings.Contains(d.Text, mdtext.Escape(r.Path)) {
 					t.Errorf("file %s (%d tokens) is not on the page", r.Path, r.EmittedTokens)
 				}
 			}

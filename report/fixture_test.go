@@ -36,6 +36,14 @@ type fixture struct {
 	m    *manifest.Manifest
 	rep  *audit.Report
 	home string // shown as ~
+	// read reads a file at a path of the manifest (Options.ReadFile)
+	read func(string) ([]byte, error)
+}
+
+// readerIn reads the file at a manifest's path p below root, as ctx
+// report does.
+func readerIn(root string) func(string) ([]byte, error) {
+	return func(p string) ([]byte, error) { return SourceReader(root, "")(root + p) }
 }
 
 var (
@@ -107,7 +115,7 @@ func buildFixture(t *testing.T, name, root string, o manifest.Options, ao audit.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fixture{name: name, m: m, rep: rep, home: fixtureHome}
+	return fixture{name: name, m: m, rep: rep, home: fixtureHome, read: readerIn(root)}
 }
 
 // dirs makes the fixture's home and project below a new directory of
@@ -154,6 +162,7 @@ func small(t *testing.T) fixture {
 		"internal/api/handlers.go":      handlers.String(),
 		"internal/api/routes.go":        "package api\n\n// Routes lists the endpoints.\nvar Routes = []string{\"/a\", \"/b\"}\n",
 		"docs/<b>odd</b> & name.md":     "# Odd\n\nA file whose name is markup.\n",
+		"docs/bell\a\x1b[31mred.md":     "# Bell\n\nA file whose name holds control characters.\n",
 		"shots/home.png":                "\x89PNG\r\n\x1a\nnot really an image",
 		".beads/issues.jsonl":           "{\"id\":\"s-1\",\"title\":\"Read the seed\",\"status\":\"closed\"}\n{\"id\":\"s-2\",\"title\":\"Write the report\",\"status\":\"in_progress\"}\n",
 		"chat/history.json":             `{"messages": [{"id": "u1", "role": "user", "contentParts": [{"type": "text", "text": "Where do the tokens go?"}]}, {"id": "a1", "role": "assistant", "contentParts": [{"type": "text", "text": "Mostly into the handlers."}]}]}`,
@@ -175,6 +184,7 @@ func small(t *testing.T) fixture {
 				{Path: "internal/api/handlers.go", ViewMode: aggregate.ViewSkeleton},
 				{Path: "internal/api/routes.go"},
 				{Path: "docs/<b>odd</b> & name.md"},
+				{Path: "docs/bell\a\x1b[31mred.md"},
 			},
 			ScreenshotBaseDir: project,
 			Screenshots:       []string{"shots/home.png"},
@@ -280,7 +290,7 @@ func large(t *testing.T) fixture {
 func pageOf(t *testing.T, f fixture) []byte {
 	t.Helper()
 	var b bytes.Buffer
-	if err := Write(context.Background(), &b, f.m, f.rep, Options{Home: f.home}); err != nil {
+	if err := Write(context.Background(), &b, f.m, f.rep, Options{Home: f.home, ReadFile: f.read}); err != nil {
 		t.Fatal(err)
 	}
 	return b.Bytes()

@@ -64,6 +64,28 @@ type Options struct {
 	// TopFiles is how many aggregated files are listed, largest first; 0
 	// is [DefaultTopFiles].
 	TopFiles int
+	// ReadFile, when set, reads a file the agent loads by itself (a native
+	// source), given its path as the manifest records it, so that its
+	// sections are listed with those of the text ctx sends: with a
+	// profile, AGENTS.md or CLAUDE.md is often such a file. Only what the
+	// agent keeps of it counts (the profile's loaded_bytes), and only when
+	// its BLAKE3 is still the manifest's source_hash; a file that changed
+	// or cannot be read is named in a note. nil reads nothing.
+	ReadFile func(path string) ([]byte, error)
+}
+
+// SourceReader is the usual [Options.ReadFile]: it reads a source file
+// as the manifest's build does (regular UTF-8 files of a bounded size,
+// never a FIFO or a device), a path of a relative manifest resolved
+// against the project directory dir and home.
+func SourceReader(dir, home string) func(path string) ([]byte, error) {
+	return func(path string) ([]byte, error) {
+		st, b := manifest.ReadSource(manifest.ResolvePath(path, dir, home), 0)
+		if b == nil {
+			return nil, fmt.Errorf("%s: %s", path, st)
+		}
+		return b, nil
+	}
 }
 
 func (o Options) home() string {
@@ -205,7 +227,7 @@ func build(ctx context.Context, m *manifest.Manifest, rep *audit.Report, o Optio
 	p.Limits, p.Layers, p.LayerNote = v.limits()
 	p.Cuts = v.cuts()
 	var err error
-	if p.Headings, p.HeadNote, err = v.headings(ctx, est, orDefault(o.Headings, DefaultHeadings)); err != nil {
+	if p.Headings, p.HeadNote, err = v.headings(ctx, est, orDefault(o.Headings, DefaultHeadings), o.ReadFile); err != nil {
 		return nil, err
 	}
 	p.Findings = v.findings()
@@ -668,9 +690,10 @@ func thresholdText(f float64) string {
 	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
-// headings splits every included fragment at its headings and returns the
-// largest sections by tokens.
-func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int) ([]headingRow, string, error) {
+// headings splits every included fragment, and what the agent keeps of
+// each native file that read returns unchanged, at its headings and
+// returns the largest sections by tokens.
+func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int, read func(string) ([]byte, error)) ([]headingRow, string, error) {
 	type sec struct {
 		section
 		src    string
@@ -678,21 +701,39 @@ func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int) (
 		tokens int
 	}
 	var all []sec
-	files := 0
-	for i, s := range v.m.Sources {
-		if !s.Included || i >= len(v.m.Fragments) || v.m.Fragments[i].Text == "" {
-			continue
-		}
+	sent, native := 0, 0
+	var unread []string
+	for i := range v.m.Sources {
 		if err := ctx.Err(); err != nil {
 			return nil, "", err
 		}
-		files++
-		for _, x := range splitSections(v.m.Fragments[i].Text) {
+		s := &v.m.Sources[i]
+		var text string
+		switch n, f, ok := v.loaded(s); {
+		case s.Included && i < len(v.m.Fragments) && v.m.Fragments[i].Text != "":
+			text = v.m.Fragments[i].Text
+			sent++
+		case ok && n > 0 && read != nil && s.Path != "":
+			t, why := nativeText(s, f, read)
+			if why != "" {
+				unread = append(unread, v.id(s.ID)+" ("+why+")")
+				continue
+			}
+			text = t
+			native++
+		default:
+			continue
+		}
+		for _, x := range splitSections(text) {
 			all = append(all, sec{section: x, src: s.ID, order: i, tokens: est.Tokens([]byte(x.Text))})
 		}
 	}
+	var notRead string
+	if len(unread) > 0 {
+		notRead = "not read: " + strings.Join(unread, ", ")
+	}
 	if len(all) == 0 {
-		return nil, "", nil
+		return nil, notRead, nil
 	}
 	slices.SortStableFunc(all, func(a, b sec) int {
 		if c := cmp.Compare(b.tokens, a.tokens); c != 0 {
@@ -713,11 +754,41 @@ func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int) (
 		out = append(out, headingRow{Source: v.id(x.src), Title: title, Level: x.Level, Line: x.Line,
 			Tokens: display.Int(x.tokens), Pct: percent(float64(x.tokens), float64(largest))})
 	}
-	note := plural(len(all), "section") + " in " + plural(files, "instruction fragment") + ", split at their # headings"
+	var in []string
+	if sent > 0 {
+		in = append(in, plural(sent, "instruction fragment")+" ctx sends")
+	}
+	if native > 0 {
+		in = append(in, plural(native, "file")+" the agent loads itself")
+	}
+	note := plural(len(all), "section") + " in " + strings.Join(in, " and ") + ", split at their # headings"
+	if notRead != "" {
+		note += "; " + notRead
+	}
 	if len(out) < len(all) {
 		note += "; the " + display.Int(len(out)) + " largest:"
 	}
 	return out, note, nil
+}
+
+// nativeText is what the agent keeps of the native source s (f is its
+// profile row, if any), read with read; why says why there is none: the
+// file cannot be read, or changed since the manifest was made.
+func nativeText(s *manifest.Source, f *manifest.ProfileFile, read func(string) ([]byte, error)) (text, why string) {
+	if s.SourceHash == nil {
+		return "", "no hash recorded"
+	}
+	data, err := read(s.Path)
+	switch {
+	case err != nil:
+		return "", "unreadable"
+	case measure.Hash(data) != *s.SourceHash:
+		return "", "changed since the manifest"
+	}
+	if f != nil && f.LoadedBytes >= 0 && f.LoadedBytes < len(data) {
+		data = data[:f.LoadedBytes]
+	}
+	return string(data), ""
 }
 
 // treemap builds the tree of what is sent and lays it out.

@@ -3,11 +3,13 @@ package report
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/manifest"
@@ -56,8 +58,11 @@ func TestContent(t *testing.T) {
 					t.Errorf("%q is not in the footer", h)
 				}
 			}
-			if strings.Contains(html, "<script>") || strings.Contains(html, "\x1b") || strings.Contains(html, "<b>odd") {
-				t.Error("a name reached the page as markup or control characters")
+			if strings.Contains(html, "<script>") || strings.Contains(html, "<b>odd") {
+				t.Error("a name reached the page as markup")
+			}
+			if i := strings.IndexFunc(html, func(r rune) bool { return r < ' ' && r != '\n' || r == 0x7f || r == utf8.RuneError }); i >= 0 {
+				t.Errorf("a control character reached the page: %q", html[max(0, i-40):min(len(html), i+40)])
 			}
 			for _, bad := range []string{"http://", "https://"} {
 				for _, m := range regexp.MustCompile(regexp.QuoteMeta(bad)+`[^"' <]*`).FindAllString(html, -1) {
@@ -281,5 +286,57 @@ func TestFit(t *testing.T) {
 		if got := fitTail(tc.label, tc.w); got != tc.tail {
 			t.Errorf("fitTail(%q) = %q, want %q", tc.label, got, tc.tail)
 		}
+	}
+}
+
+// The files the agent loads by itself are split at their headings too,
+// when Options.ReadFile reads them unchanged: what the agent keeps of
+// them, and a note naming those that changed or cannot be read.
+func TestNativeSections(t *testing.T) {
+	f := fixtureNamed(t, "small")
+	const id, heading = "native:~/.claude/notes.md", "Notes the agent loads"
+	page := func(m *manifest.Manifest, read func(string) ([]byte, error)) string {
+		t.Helper()
+		var b bytes.Buffer
+		if err := Write(context.Background(), &b, m, nil, Options{Home: fixtureHome, ReadFile: read}); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	row := regexp.MustCompile(`<td class="mono id">` + regexp.QuoteMeta(id) + `</td><td class="n">1</td><td><span class="mono">H1</span> ` + heading + `</td><td class="n">([0-9,]+)</td>`)
+	html := page(f.m, f.read)
+	m := row.FindStringSubmatch(html)
+	if m == nil {
+		t.Fatalf("the native file's heading is not listed")
+	}
+	data, err := f.read(fixtureHome + "/.claude/notes.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := strconv.Itoa(measure.Default().Tokens(data)); m[1] != want {
+		t.Errorf("the native section has %s tokens, want %s", m[1], want)
+	}
+	if !strings.Contains(html, "and 1 file the agent loads itself, split at") {
+		t.Error("the note does not count the native file")
+	}
+	if strings.Contains(page(f.m, nil), heading) {
+		t.Error("without ReadFile a native file was read")
+	}
+
+	// changed since the manifest, or unreadable: named, not listed
+	changed := page(f.m, func(string) ([]byte, error) { return []byte("# Other\n"), nil })
+	unreadable := page(f.m, func(string) ([]byte, error) { return nil, errors.New("unreadable") })
+	for html, why := range map[string]string{changed: "changed since the manifest", unreadable: "unreadable"} {
+		if strings.Contains(html, heading) || strings.Contains(html, "# Other") || !strings.Contains(html, "not read: "+id+" ("+why+")") {
+			t.Errorf("a native file that is %s: the note is not there or the file is listed", why)
+		}
+	}
+
+	// the agent keeps the first 40 bytes: only they count
+	cut := *f.m
+	cut.Profile = &manifest.Profile{Name: "claude", Files: []manifest.ProfileFile{{ID: "native:" + fixtureHome + "/.claude/notes.md", Rule: "test", LoadedBytes: 40, LoadedTokens: 10, CutBytes: len(data) - 40}}}
+	m = row.FindStringSubmatch(page(&cut, f.read))
+	if want := strconv.Itoa(measure.Default().Tokens(data[:40])); m == nil || m[1] != want {
+		t.Errorf("the cut native section: %q, want %s tokens", m, want)
 	}
 }

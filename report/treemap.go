@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
 // The treemap: a squarified layout (Bruls, Huizing and van Wijk, 2000) of
@@ -106,7 +108,7 @@ func worst(row []float64, s, side float64) float64 {
 type node struct {
 	kind   string // the tile's colour: one of the kind* constants
 	label  string // shown in the tile, already escaped for people
-	id     string // data-id: a source id, a file's path
+	id     string // data-id: a source id, a file's path (escaped when drawn)
 	tip    string // the tooltip, already escaped for people
 	tokens int
 	// files counts the leaves below (1 for a leaf); noun names them in
@@ -298,7 +300,7 @@ func mergeSmall(n *node, area, minArea float64) []*node {
 }
 
 func makeTile(n *node, r rect, depth int, dir string) tile {
-	t := tile{X: coord(r.x), Y: coord(r.y), W: coord(r.w), H: coord(r.h), Kind: n.kind, ID: n.id,
+	t := tile{X: coord(r.x), Y: coord(r.y), W: coord(r.w), H: coord(r.h), Kind: n.kind, ID: mdtext.Escape(n.id),
 		Tip: n.tip, Tokens: n.tokens, Depth: depth}
 	switch n.kind {
 	case kindReduced, kindHistory, kindMore:

@@ -153,11 +153,15 @@ func (e *env) profileHint(o manifest.Options, dir string) {
 	}
 }
 
-// build builds the manifest of the project and flags of c.
-func build(c *cli.Context) (*config.Project, *manifest.Manifest, error) {
+// build builds the manifest of the project and flags of c; each of adjust
+// changes the options first.
+func build(c *cli.Context, adjust ...func(*manifest.Options)) (*config.Project, *manifest.Manifest, error) {
 	p, o, err := manifestOptions(c)
 	if err != nil {
 		return nil, nil, err
+	}
+	for _, f := range adjust {
+		f(&o)
 	}
 	if c.IsSet("relative") {
 		o.RelativePaths = c.Bool("relative")

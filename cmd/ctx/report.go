@@ -50,7 +50,12 @@ func (e *env) report(c *cli.Context) error {
 			p, err = loadProject(c)
 		}
 	} else {
-		p, m, err = build(c)
+		p, m, err = build(c, func(o *manifest.Options) {
+			if o.Files != nil {
+				// the page is not read back by the next run
+				o.Files.IgnoreOutput(c.String("output"))
+			}
+		})
 	}
 	if err != nil {
 		return err
@@ -68,14 +73,14 @@ func (e *env) report(c *cli.Context) error {
 		return err
 	}
 	var b bytes.Buffer
-	if err := report.Write(c.Context, &b, m, rep, report.Options{Home: p.Home}); err != nil {
+	if err := report.Write(c.Context, &b, m, rep, report.Options{Home: p.Home, ReadFile: report.SourceReader(p.Dir, p.Home)}); err != nil {
 		return err
 	}
 	out := c.String("output")
 	if err := e.output(c, b.Bytes()); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", out, size(b.Len()))
+	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", p.ShownPath(out), size(b.Len()))
 	return err
 }
 

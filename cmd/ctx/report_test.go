@@ -26,6 +26,16 @@ func TestReportExitCodes(t *testing.T) {
 		t.Errorf("the page of this repository: %d bytes", len(data))
 	}
 
+	// a name with control characters is written as it is, and said escaped
+	stdout.Reset()
+	odd := filepath.Join(dir, "odd\x1b[31m.html")
+	if code := run(context.Background(), []string{"ctx", "report", "-C", "../..", "-o", odd}, nil, &stdout, &stderr); code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if _, err := os.Stat(odd); err != nil || !strings.HasPrefix(stdout.String(), "wrote "+filepath.Dir(odd)+"/odd\\x1b[31m.html (") {
+		t.Errorf("%v; stdout %q", err, stdout.String())
+	}
+
 	bad := filepath.Join(dir, "bad.json")
 	if err := os.WriteFile(bad, []byte(`{"schema_version": 2}`), 0o644); err != nil {
 		t.Fatal(err)

@@ -150,6 +150,7 @@ func New(o Options) (*mcp.Server, error) {
 	})
 	s.addTools(srv)
 	s.addResources(srv)
+	srv.AddReceivingMiddleware(endWithServe)
 	return srv, nil
 }
 
@@ -162,10 +163,15 @@ const instructions = "ctx records exactly what an AI agent is given as context. 
 
 // Serve runs srv on one connection of newline-delimited JSON-RPC over in
 // and out (the stdio transport of MCP, over the given streams) until the
-// client closes in or ctx is done; a cancelled ctx is a normal end.
+// client closes in or ctx is done; a cancelled ctx is a normal end, and
+// it cancels the calls still running (a long pack stops, its result is a
+// cancellation), so that Serve returns promptly.
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
 	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}}
-	err := srv.Run(ctx, t)
+	// the SDK gives handlers a context that the connection's end does not
+	// cancel, and waits for them as it closes: the handlers find ctx in
+	// theirs (see endWithServe)
+	err := srv.Run(context.WithValue(ctx, serveKey{}, ctx), t)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -173,6 +179,25 @@ func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) er
 		return nil
 	}
 	return err
+}
+
+// serveKey is the context key of the context Serve was given.
+type serveKey struct{}
+
+// endWithServe is a receiving middleware: a request that came through
+// Serve is cancelled when Serve's context is done. (The SDK does not
+// cancel handlers when the connection's context is done, and its Run waits
+// for them before it returns.)
+func endWithServe(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if serve, ok := ctx.Value(serveKey{}).(context.Context); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(serve, cancel)()
+		}
+		return next(ctx, method, req)
+	}
 }
 
 type nopCloser struct{ io.Writer }

@@ -47,7 +47,9 @@
 // since a cut document is no document: one over max_bytes (default
 // [DefaultMaxBytes]; 0 is [MaxResultBytes]) is a tool error that gives its
 // size and how to ask for less. No result goes out larger than
-// [MaxResultBytes] as sent: such a result is a tool error too.
+// [MaxResultBytes] as sent: such a result is a tool error too, and a
+// ctx://manifest that large is an error of resources/read (a resource has
+// no error result) that gives its size.
 //
 // Errors in the input (a bad view name, a path outside the project, a bad
 // ctx.toml) are tool results with IsError set and a message, not protocol

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -391,5 +392,41 @@ func TestServeEndsOnEOF(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve still running 10s after its input closed")
+	}
+}
+
+// TestManifestResourceTooLarge reads ctx://manifest of a project whose
+// files make a manifest over MaxResultBytes: an error that gives the
+// size, never a result that clients drop or a cut document.
+func TestManifestResourceTooLarge(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "home", ".config"))
+	t.Setenv("AGENTS_GLOBAL_MD", "")
+	files := map[string][]byte{
+		"ctx.toml":  []byte("[files]\npaths = [\"*.txt\"]\n"),
+		"AGENTS.md": []byte("# Rules\n"),
+	}
+	line := bytes.Repeat([]byte("word "), 20)
+	line = append(line, '\n')
+	for i := 0; i < 9; i++ {
+		files[fmt.Sprintf("f%d.txt", i)] = bytes.Repeat(line, 10000) // 1 MB each
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := connect(t, dir, nil)
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.ManifestURI})
+	if err == nil || !strings.Contains(err.Error(), "over the 8388608 that one result may carry") {
+		t.Errorf("a manifest over MaxResultBytes: %v, want an error that gives its size", err)
+	}
+	// the session goes on
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.SchemaURI}); err != nil {
+		t.Errorf("after the error: %v", err)
 	}
 }

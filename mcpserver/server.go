@@ -64,7 +64,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -345,10 +347,37 @@ func argumentError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "validating root: ")
 	if rest, ok := strings.CutPrefix(msg, "validating /properties/"); ok {
 		if name, detail, ok := strings.Cut(rest, ": "); ok {
-			return fmt.Errorf("%s: %s", name, detail)
+			return fmt.Errorf("%s: %s", name, boundError(detail))
 		}
 	}
 	return fmt.Errorf("arguments: %s", msg)
+}
+
+// boundError words the validator's "minimum: 0/1 is less than 1.000000"
+// (a fraction and a float) as "must be at least 1, not 0"; other details
+// are returned as they are.
+func boundError(detail string) string {
+	for _, b := range []struct{ prefix, sep, want string }{
+		{"minimum: ", " is less than ", "at least"},
+		{"maximum: ", " is greater than ", "at most"},
+	} {
+		rest, ok := strings.CutPrefix(detail, b.prefix)
+		if !ok {
+			continue
+		}
+		got, bound, ok := strings.Cut(rest, b.sep)
+		if !ok {
+			break
+		}
+		r, ok1 := new(big.Rat).SetString(got)
+		f, err := strconv.ParseFloat(bound, 64)
+		if !ok1 || err != nil {
+			break
+		}
+		v, _ := r.Float64()
+		return fmt.Sprintf("must be %s %s, not %s", b.want, strconv.FormatFloat(f, 'f', -1, 64), strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	return detail
 }
 
 // toolError is err as a tool result the model can read.

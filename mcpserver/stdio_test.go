@@ -18,11 +18,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// mcpCommand is `ctx mcp -C dir`. A binary built with -race sleeps 1s
+// before it exits (GORACE atexit_sleep_ms), which the tests that time its
+// end turn off.
+func mcpCommand(t *testing.T, dir string) *exec.Cmd {
+	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
+	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	return cmd
+}
+
 // startCtx starts `ctx mcp -C dir` as a child process and connects to it
 // over its standard input and output.
 func startCtx(t *testing.T, dir string, opts *mcp.ClientOptions) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
+	cmd := mcpCommand(t, dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ctx-test", Version: "1"}, opts).
@@ -113,16 +122,29 @@ func TestStdio(t *testing.T) {
 }
 
 // TestStdioCancel cancels a long pack in a real `ctx mcp` process: the
-// call ends with context.Canceled and the server goes on answering.
+// call ends with context.Canceled and the server goes on answering. The
+// client's call ends at once whatever the server does; that the server
+// stopped the pack shows when its input closes: it waits for the calls
+// still running before it exits, and it exits at once.
 func TestStdioCancel(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: writes a tree of 1,500 files")
+		t.Skip("skipped with -short: writes a tree of 3,000 files")
 	}
-	dir := bigTree(t, 1500, 30)
+	dir := bigTree(t, 3000, 30)
 	opts, progress := progressClient()
-	cs, _, _ := startCtx(t, dir, opts)
+	cs, cmd, _ := startCtx(t, dir, opts)
 	packAndCancel(t, cs, progress)
 	ok(t, "stats", call(t, cs, "stats", map[string]any{"paths": []string{"pkg00"}, "top": 1}))
+	start := time.Now()
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("ctx mcp took %v to exit after its input closed: the cancelled pack ran on", took)
+	}
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("ctx mcp ended with %v", cmd.ProcessState)
+	}
 }
 
 // TestStdioSignal ends `ctx mcp` with SIGTERM while its input is open: it
@@ -148,7 +170,7 @@ func TestStdioSignalDuringCall(t *testing.T) {
 // the server exits 0 within a second, with nothing on stderr.
 func signalServer(t *testing.T, dir, call string) {
 	t.Helper()
-	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
+	cmd := mcpCommand(t, dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()

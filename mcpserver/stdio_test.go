@@ -158,11 +158,11 @@ func TestStdioSignal(t *testing.T) {
 // the pack (nor after the 3s that ctx gives an interrupted run).
 func TestStdioSignalDuringCall(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: writes a tree of 4,000 files")
+		t.Skip("skipped with -short: writes a tree of 3,000 files")
 	}
 	// no progress token: a notification that fails to go out after the
 	// signal would end the call anyway
-	signalServer(t, bigTree(t, 4000, 30), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pack","arguments":{"view":"skeleton","max_tokens":0}}}`)
+	signalServer(t, bigTree(t, 3000, 30), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pack","arguments":{"view":"skeleton","max_tokens":0}}}`)
 }
 
 // signalServer starts `ctx mcp -C dir`, initializes it, sends call (if

@@ -33,7 +33,9 @@
 // that ctx itself finds through ctx.toml and discovery (the shared
 // instruction file, the user's allow_outside directories) are read as the
 // commands read them; a tool's own paths never widen that, and nothing
-// from tool input adds an allow_outside directory.
+// from tool input adds an allow_outside directory. A stored manifest is
+// input too: verify refuses one that records a file outside the project
+// which ctx does not find there itself.
 //
 // # Limits
 //

@@ -432,3 +432,37 @@ func TestManifestResourceTooLarge(t *testing.T) {
 		t.Errorf("after the error: %v", err)
 	}
 }
+
+// TestVerifyConfined: a stored manifest in the project that records a
+// source or a file row outside it is refused by verify, which would
+// otherwise read that file and report whether it exists and its hash; the
+// manifest as ctx writes it verifies.
+func TestVerifyConfined(t *testing.T) {
+	dir := project(t)
+	runCtx(t, "manifest", "--relative", "-o", filepath.Join(dir, "ctx.manifest.json"), "-C", dir)
+	data, err := os.ReadFile(filepath.Join(dir, "ctx.manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, dir, nil)
+	ok(t, "verify", call(t, cs, "verify", nil))
+	for name, edit := range map[string][2]string{
+		// every row of the source (its fragments too)
+		"source.json": {`"path": "CLAUDE.md"`, `"path": "../outside/secret.txt"`},
+		"home.json":   {`"path": "~/.config/agents/GLOBAL.md"`, `"path": "~/outside/secret.txt"`},
+		"file.json":   {`"path": "src/app.py"`, `"path": "../outside/secret.txt"`},
+	} {
+		if !bytes.Contains(data, []byte(edit[0])) {
+			t.Fatalf("the manifest has no %s", edit[0])
+		}
+		b := bytes.ReplaceAll(data, []byte(edit[0]), []byte(edit[1]))
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := call(t, cs, "verify", map[string]any{"manifest": name})
+		got := strings.Join(texts(t, res), "\n")
+		if !res.IsError || !strings.Contains(got, "outside/secret.txt, which is outside the project directory") {
+			t.Errorf("verify of %s: error %v, %.300q; want an error for the path outside the project", name, res.IsError, got)
+		}
+	}
+}

@@ -1,9 +1,11 @@
 package mcpserver_test
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +14,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
+
+	"github.com/ctxaudit/ctx/mcpserver"
 )
 
 // bigTree writes a project of n Go files, each with funcs functions:
@@ -138,4 +142,83 @@ func TestCancelPack(t *testing.T) {
 	<-ends
 	// close the session now, so that goleak sees every goroutine end
 	cs.Close()
+}
+
+// TestServeCancelsCalls ends Serve (its context cancelled, as SIGTERM
+// does in ctx mcp) while a long pack runs: the pack stops with the
+// cancellation as its result, and Serve returns promptly instead of
+// waiting for the pack to finish.
+func TestServeCancelsCalls(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: writes a tree of 1,500 files")
+	}
+	dir := bigTree(t, 1500, 30)
+	srv, err := mcpserver.New(mcpserver.Options{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	results := make(chan *mcp.CallToolResult, 1)
+	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
+				results <- r
+			}
+			return res, err
+		}
+	})
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	defer inW.Close()
+	defer outR.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() { done <- mcpserver.Serve(ctx, srv, inR, outW) }()
+	progress := make(chan struct{}, 1)
+	go func() {
+		// read every message, so that the server never blocks on its output
+		sc := bufio.NewScanner(outR)
+		sc.Buffer(nil, 64<<20)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), `"notifications/progress"`) {
+				select {
+				case progress <- struct{}{}:
+				default:
+				}
+			}
+		}
+	}()
+	go func() {
+		for _, msg := range []string{
+			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pack","arguments":{"view":"skeleton","max_tokens":0},"_meta":{"progressToken":"p"}}}`,
+		} {
+			inW.Write([]byte(msg + "\n"))
+		}
+	}()
+	select {
+	case <-progress:
+	case <-time.After(time.Minute):
+		t.Fatal("no progress notification within a minute")
+	}
+	cancel()
+	start := time.Now()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Serve still running 30s after its context was cancelled")
+	}
+	res := <-results
+	if text := strings.Join(texts(t, res), "\n"); !res.IsError || !strings.Contains(text, "context canceled") {
+		t.Errorf("the pack ran on after Serve's context was cancelled: error %v, %.200q", res.IsError, text)
+	}
+	if took := time.Since(start); took > 2*time.Second {
+		t.Errorf("Serve returned %v after its context was cancelled", took)
+	}
+	outW.Close()
 }

@@ -2,6 +2,8 @@ package mcpserver
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -39,7 +41,17 @@ func (s *server) manifestResource(ctx context.Context, req *mcp.ReadResourceRequ
 	if err != nil {
 		return nil, err
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ManifestURI, MIMEType: "application/json", Text: string(data)}}}, nil
+	res := &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: ManifestURI, MIMEType: "application/json", Text: string(data)}}}
+	// a resource has no error result: a manifest that is too large to
+	// send is a protocol error that says so, never a cut document
+	wire, err := json.Marshal(res)
+	if err != nil {
+		return nil, err
+	}
+	if len(wire) > MaxResultBytes {
+		return nil, fmt.Errorf("the manifest is %d bytes as sent, over the %d that one result may carry: ask the audit or stats tool, or write it with ctx manifest -o FILE", len(wire), MaxResultBytes)
+	}
+	return res, nil
 }
 
 func (s *server) schemaResource(context.Context, *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {

@@ -33,7 +33,9 @@
 // that ctx itself finds through ctx.toml and discovery (the shared
 // instruction file, the user's allow_outside directories) are read as the
 // commands read them; a tool's own paths never widen that, and nothing
-// from tool input adds an allow_outside directory.
+// from tool input adds an allow_outside directory. A stored manifest is
+// input too: verify refuses one that records a file outside the project
+// which ctx does not find there itself.
 //
 // # Limits
 //
@@ -47,7 +49,9 @@
 // since a cut document is no document: one over max_bytes (default
 // [DefaultMaxBytes]; 0 is [MaxResultBytes]) is a tool error that gives its
 // size and how to ask for less. No result goes out larger than
-// [MaxResultBytes] as sent: such a result is a tool error too.
+// [MaxResultBytes] as sent: such a result is a tool error too, and a
+// ctx://manifest that large is an error of resources/read (a resource has
+// no error result) that gives its size.
 //
 // Errors in the input (a bad view name, a path outside the project, a bad
 // ctx.toml) are tool results with IsError set and a message, not protocol
@@ -62,7 +66,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/big"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -150,6 +156,7 @@ func New(o Options) (*mcp.Server, error) {
 	})
 	s.addTools(srv)
 	s.addResources(srv)
+	srv.AddReceivingMiddleware(endWithServe)
 	return srv, nil
 }
 
@@ -162,10 +169,15 @@ const instructions = "ctx records exactly what an AI agent is given as context. 
 
 // Serve runs srv on one connection of newline-delimited JSON-RPC over in
 // and out (the stdio transport of MCP, over the given streams) until the
-// client closes in or ctx is done; a cancelled ctx is a normal end.
+// client closes in or ctx is done; a cancelled ctx is a normal end, and
+// it cancels the calls still running (a long pack stops, its result is a
+// cancellation), so that Serve returns promptly.
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
 	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}}
-	err := srv.Run(ctx, t)
+	// the SDK gives handlers a context that the connection's end does not
+	// cancel, and waits for them as it closes: the handlers find ctx in
+	// theirs (see endWithServe)
+	err := srv.Run(context.WithValue(ctx, serveKey{}, ctx), t)
 	if ctx.Err() != nil {
 		return nil
 	}
@@ -173,6 +185,25 @@ func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) er
 		return nil
 	}
 	return err
+}
+
+// serveKey is the context key of the context Serve was given.
+type serveKey struct{}
+
+// endWithServe is a receiving middleware: a request that came through
+// Serve is cancelled when Serve's context is done. (The SDK does not
+// cancel handlers when the connection's context is done, and its Run waits
+// for them before it returns.)
+func endWithServe(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		if serve, ok := ctx.Value(serveKey{}).(context.Context); ok {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithCancel(ctx)
+			defer cancel()
+			defer context.AfterFunc(serve, cancel)()
+		}
+		return next(ctx, method, req)
+	}
 }
 
 type nopCloser struct{ io.Writer }
@@ -318,10 +349,37 @@ func argumentError(err error) error {
 	msg := strings.TrimPrefix(err.Error(), "validating root: ")
 	if rest, ok := strings.CutPrefix(msg, "validating /properties/"); ok {
 		if name, detail, ok := strings.Cut(rest, ": "); ok {
-			return fmt.Errorf("%s: %s", name, detail)
+			return fmt.Errorf("%s: %s", name, boundError(detail))
 		}
 	}
 	return fmt.Errorf("arguments: %s", msg)
+}
+
+// boundError words the validator's "minimum: 0/1 is less than 1.000000"
+// (a fraction and a float) as "must be at least 1, not 0"; other details
+// are returned as they are.
+func boundError(detail string) string {
+	for _, b := range []struct{ prefix, sep, want string }{
+		{"minimum: ", " is less than ", "at least"},
+		{"maximum: ", " is greater than ", "at most"},
+	} {
+		rest, ok := strings.CutPrefix(detail, b.prefix)
+		if !ok {
+			continue
+		}
+		got, bound, ok := strings.Cut(rest, b.sep)
+		if !ok {
+			break
+		}
+		r, ok1 := new(big.Rat).SetString(got)
+		f, err := strconv.ParseFloat(bound, 64)
+		if !ok1 || err != nil {
+			break
+		}
+		v, _ := r.Float64()
+		return fmt.Sprintf("must be %s %s, not %s", b.want, strconv.FormatFloat(f, 'f', -1, 64), strconv.FormatFloat(v, 'f', -1, 64))
+	}
+	return detail
 }
 
 // toolError is err as a tool result the model can read.

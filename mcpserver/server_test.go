@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -305,7 +306,9 @@ func TestErrorResults(t *testing.T) {
 		{"pack", map[string]any{"paths": []string{"src"}, "view": "masked"}, "view: enum: masked"},
 		{"pack", map[string]any{"view": "skeleton"}, "view: applies to the paths given"},
 		{"pack", map[string]any{"paths": []string{""}}, "paths: must not be empty"},
-		{"pack", map[string]any{"max_tokens": -1}, "max_tokens: minimum"},
+		{"pack", map[string]any{"max_tokens": -1}, "max_tokens: must be at least 0, not -1"},
+		{"stats", map[string]any{"top": 0}, "top: must be at least 1, not 0"},
+		{"audit", map[string]any{"layer_tokens": -2.5}, "layer_tokens: must be at least 0, not -2.5"},
 		{"stats", map[string]any{"paths": []string{"/etc"}}, "outside the project directory"},
 		{"stats", map[string]any{"top": 1, "tree": true}, "top and tree cannot be used together"},
 		{"stats", map[string]any{"max_bytes": 10}, "over max_bytes 10"},
@@ -391,5 +394,75 @@ func TestServeEndsOnEOF(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("Serve still running 10s after its input closed")
+	}
+}
+
+// TestManifestResourceTooLarge reads ctx://manifest of a project whose
+// files make a manifest over MaxResultBytes: an error that gives the
+// size, never a result that clients drop or a cut document.
+func TestManifestResourceTooLarge(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", filepath.Join(dir, "home"))
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "home", ".config"))
+	t.Setenv("AGENTS_GLOBAL_MD", "")
+	files := map[string][]byte{
+		"ctx.toml":  []byte("[files]\npaths = [\"*.txt\"]\n"),
+		"AGENTS.md": []byte("# Rules\n"),
+	}
+	line := bytes.Repeat([]byte("word "), 20)
+	line = append(line, '\n')
+	for i := 0; i < 9; i++ {
+		files[fmt.Sprintf("f%d.txt", i)] = bytes.Repeat(line, 10000) // 1 MB each
+	}
+	for name, data := range files {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := connect(t, dir, nil)
+	_, err = cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.ManifestURI})
+	if err == nil || !strings.Contains(err.Error(), "over the 8388608 that one result may carry") {
+		t.Errorf("a manifest over MaxResultBytes: %v, want an error that gives its size", err)
+	}
+	// the session goes on
+	if _, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.SchemaURI}); err != nil {
+		t.Errorf("after the error: %v", err)
+	}
+}
+
+// TestVerifyConfined: a stored manifest in the project that records a
+// source or a file row outside it is refused by verify, which would
+// otherwise read that file and report whether it exists and its hash; the
+// manifest as ctx writes it verifies.
+func TestVerifyConfined(t *testing.T) {
+	dir := project(t)
+	runCtx(t, "manifest", "--relative", "-o", filepath.Join(dir, "ctx.manifest.json"), "-C", dir)
+	data, err := os.ReadFile(filepath.Join(dir, "ctx.manifest.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs := connect(t, dir, nil)
+	ok(t, "verify", call(t, cs, "verify", nil))
+	for name, edit := range map[string][2]string{
+		// every row of the source (its fragments too)
+		"source.json": {`"path": "CLAUDE.md"`, `"path": "../outside/secret.txt"`},
+		"home.json":   {`"path": "~/.config/agents/GLOBAL.md"`, `"path": "~/outside/secret.txt"`},
+		"file.json":   {`"path": "src/app.py"`, `"path": "../outside/secret.txt"`},
+	} {
+		if !bytes.Contains(data, []byte(edit[0])) {
+			t.Fatalf("the manifest has no %s", edit[0])
+		}
+		b := bytes.ReplaceAll(data, []byte(edit[0]), []byte(edit[1]))
+		if err := os.WriteFile(filepath.Join(dir, name), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		res := call(t, cs, "verify", map[string]any{"manifest": name})
+		got := strings.Join(texts(t, res), "\n")
+		if !res.IsError || !strings.Contains(got, "outside/secret.txt, which is outside the project directory") {
+			t.Errorf("verify of %s: error %v, %.300q; want an error for the path outside the project", name, res.IsError, got)
+		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,11 +18,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// mcpCommand is `ctx mcp -C dir`. A binary built with -race sleeps 1s
+// before it exits (GORACE atexit_sleep_ms), which the tests that time its
+// end turn off.
+func mcpCommand(t *testing.T, dir string) *exec.Cmd {
+	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
+	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
+	return cmd
+}
+
 // startCtx starts `ctx mcp -C dir` as a child process and connects to it
 // over its standard input and output.
 func startCtx(t *testing.T, dir string, opts *mcp.ClientOptions) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer) {
 	t.Helper()
-	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
+	cmd := mcpCommand(t, dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ctx-test", Version: "1"}, opts).
@@ -112,23 +122,57 @@ func TestStdio(t *testing.T) {
 }
 
 // TestStdioCancel cancels a long pack in a real `ctx mcp` process: the
-// call ends with context.Canceled and the server goes on answering.
+// call ends with context.Canceled and the server goes on answering. The
+// client's call ends at once whatever the server does; that the server
+// stopped the pack shows when its input closes: it waits for the calls
+// still running before it exits, and it exits at once.
 func TestStdioCancel(t *testing.T) {
 	if testing.Short() {
-		t.Skip("skipped with -short: writes a tree of 1,500 files")
+		t.Skip("skipped with -short: writes a tree of 3,000 files")
 	}
-	dir := bigTree(t, 1500, 30)
+	dir := bigTree(t, 3000, 30)
 	opts, progress := progressClient()
-	cs, _, _ := startCtx(t, dir, opts)
+	cs, cmd, _ := startCtx(t, dir, opts)
 	packAndCancel(t, cs, progress)
 	ok(t, "stats", call(t, cs, "stats", map[string]any{"paths": []string{"pkg00"}, "top": 1}))
+	start := time.Now()
+	if err := cs.Close(); err != nil {
+		t.Errorf("close: %v", err)
+	}
+	if took := time.Since(start); took > time.Second {
+		t.Errorf("ctx mcp took %v to exit after its input closed: the cancelled pack ran on", took)
+	}
+	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
+		t.Errorf("ctx mcp ended with %v", cmd.ProcessState)
+	}
 }
 
 // TestStdioSignal ends `ctx mcp` with SIGTERM while its input is open: it
 // exits 0, at once.
 func TestStdioSignal(t *testing.T) {
-	dir := project(t)
-	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
+	signalServer(t, project(t), "")
+}
+
+// TestStdioSignalDuringCall sends SIGTERM to `ctx mcp` while a long pack
+// runs: the pack is cancelled and the server exits 0 at once, not after
+// the pack (nor after the 3s that ctx gives an interrupted run).
+func TestStdioSignalDuringCall(t *testing.T) {
+	if testing.Short() {
+		t.Skip("skipped with -short: writes a tree of 3,000 files")
+	}
+	// no progress token: a notification that fails to go out after the
+	// signal would end the call anyway
+	signalServer(t, bigTree(t, 3000, 30), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pack","arguments":{"view":"skeleton","max_tokens":0}}}`)
+}
+
+// signalServer starts `ctx mcp -C dir`, initializes it, sends call (if
+// any) and gives it 300ms to start, then sends SIGTERM and checks that
+// the server exits 0 within a second, with nothing on stderr.
+func signalServer(t *testing.T, dir, call string) {
+	t.Helper()
+	cmd := mcpCommand(t, dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -145,19 +189,34 @@ func TestStdioSignal(t *testing.T) {
 	if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n")); err != nil {
 		t.Fatal(err)
 	}
-	line, err := bufio.NewReader(stdout).ReadString('\n')
+	out := bufio.NewReader(stdout)
+	line, err := out.ReadString('\n')
 	if err != nil || !strings.Contains(line, `"result"`) {
 		t.Fatalf("initialize: %q, %v", line, err)
 	}
+	if call != "" {
+		if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + call + "\n")); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+	go io.Copy(io.Discard, out)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
+	start := time.Now()
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {
 	case err := <-done:
 		if err != nil {
-			t.Errorf("ctx mcp after SIGTERM: %v", err)
+			t.Errorf("ctx mcp after SIGTERM: %v (stderr %q)", err, stderr.String())
+		}
+		if took := time.Since(start); took > time.Second {
+			t.Errorf("ctx mcp took %v to end after SIGTERM", took)
+		}
+		if stderr.Len() > 0 {
+			t.Errorf("ctx mcp wrote to stderr: %s", stderr.Bytes())
 		}
 	case <-time.After(10 * time.Second):
 		cmd.Process.Kill()

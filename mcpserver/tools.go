@@ -576,6 +576,9 @@ func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn
 	// command that builds a manifest
 	o := p.ManifestOptions()
 	o.Discover.Agent = m.Agent
+	if err := s.confineManifest(ctx, name, m, o); err != nil {
+		return nil, err
+	}
 	rep, err := provenance.Verify(ctx, m, o)
 	if err != nil {
 		return nil, err
@@ -592,6 +595,82 @@ func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn
 		res.text = append(res.text, fmt.Sprintf("ctx: %d of %d row(s) drifted from %s", rep.Drifted, len(rep.Rows), name))
 	}
 	return res, nil
+}
+
+// confineManifest checks the paths that a stored manifest m records and
+// verify reads (sources, the history file, the Beads store) or looks for
+// (file rows): each must lie in the project, or be one that ctx discovers
+// itself now (a shared file, an instruction file above the project), so
+// that a manifest written to name cannot make verify report on other
+// files (whether they exist, their hashes).
+func (s *server) confineManifest(ctx context.Context, name string, m *manifest.Manifest, o manifest.Options) error {
+	home := o.Discover.Home
+	discovered := map[string]bool{}
+	if o.Profile == "" && m.Profile != nil {
+		if prof, err := profile.Parse(m.Profile.Name); err == nil {
+			o.Profile = prof
+		}
+	}
+	o.RelativePaths = false
+	now, err := manifest.Build(ctx, o)
+	if err != nil {
+		return err
+	}
+	for _, src := range now.Sources {
+		discovered[filepath.Clean(src.Path)] = true
+	}
+	files := map[string]bool{}
+	for _, f := range now.Files {
+		files[f.Path] = true
+	}
+	if now.History != nil && now.History.File != "" {
+		discovered[filepath.Clean(manifest.ResolvePath(now.History.File, s.dir, home))] = true
+	}
+	if now.Beads != nil && now.Beads.File != "" {
+		discovered[filepath.Clean(manifest.ResolvePath(now.Beads.File, s.dir, home))] = true
+	}
+	check := func(p string) error {
+		abs := filepath.Clean(manifest.ResolvePath(p, s.dir, home))
+		if discovered[abs] || within(s.dir, realPath(abs)) {
+			return nil
+		}
+		return fmt.Errorf("manifest: %s records %s, which is outside the project directory %s and not a file ctx finds here (tools read only files in the project)", name, p, s.dir)
+	}
+	for _, src := range m.Sources {
+		if src.Path == "" {
+			continue
+		}
+		if err := check(src.Path); err != nil {
+			return err
+		}
+	}
+	if m.History != nil && m.History.File != "" {
+		if err := check(m.History.File); err != nil {
+			return err
+		}
+	}
+	if m.Beads != nil && m.Beads.File != "" {
+		if err := check(m.Beads.File); err != nil {
+			return err
+		}
+	}
+	// file rows are looked for under the base directories of [files]
+	roots := []string{s.dir}
+	if f := o.Files; f != nil {
+		roots = append(roots, f.BaseDir, f.ScreenshotBaseDir)
+	}
+	for _, f := range m.Files {
+		ok := false
+		for _, root := range roots {
+			if root != "" && within(s.dir, realPath(filepath.Join(root, filepath.FromSlash(f.Path)))) {
+				ok = true
+			}
+		}
+		if !ok && !files[f.Path] {
+			return fmt.Errorf("manifest: %s records the file %s, which is outside the project directory %s (tools read only files in the project)", name, f.Path, s.dir)
+		}
+	}
+	return nil
 }
 
 type statsInput struct {

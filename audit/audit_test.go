@@ -112,7 +112,7 @@ func TestEveryCode(t *testing.T) {
 		f("n3", "missing", "warning", "", "other.md does not exist (named explicitly)"),
 		f("n3", "audience_excluded", "info", "", "its audience is codex; the agent is corteza"),
 		f("n3", "native_audience_mismatch", "warning", "", "declared native, but its audience codex does not include the agent corteza"),
-		f("dup-native", "native_overlap", "info", "n1", "already loaded natively by the agent as n1, so not sent again"),
+		f("dup-native", "native_overlap", "info", "n1", "the agent already loads n1 by itself, so it is not sent again"),
 		f("missing", "missing", "warning", "", "gone.md does not exist (named explicitly)"),
 		f("bad", "unreadable", "warning", "", "bad.md cannot be read as text (a directory, a special file, a read error, over the size limit, or not UTF-8)"),
 		f("a-path", "same_path", "info", "a", "same file as a, so not sent again"),
@@ -150,7 +150,7 @@ func TestEquivalenceSeverity(t *testing.T) {
 	m := build(t, nil, nil, nil, text("early", "same"), late)
 	r := run(t, m, audit.DefaultThresholds())
 	want := []audit.Finding{
-		f("early", "native_overlap", "info", "late", "already loaded natively by the agent as late, so not sent again"),
+		f("early", "native_overlap", "info", "late", "the agent already loads late by itself, so it is not sent again"),
 		f("late", "same_content", "info", "early", "same bytes as early"), // only one side is native
 	}
 	if !reflect.DeepEqual(r.Findings, want) {

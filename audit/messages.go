@@ -53,7 +53,7 @@ var rules = []struct {
 		return a.path(a.src.Path) + " cannot be read as text (a directory, a special file, a read error, over the size limit, or not UTF-8)"
 	}},
 	{Rule{CodeNativeOverlap, "A source repeats one that the agent already loads natively, so ctx does not send it."}, ofSource, func(a about) string {
-		return "already loaded natively by the agent as " + a.f.RelatedID + ", so not sent again"
+		return "the agent already loads " + a.related(a.f.RelatedID) + " by itself, so it is not sent again"
 	}},
 	{Rule{CodeSamePath, "A source is the same file as another one."}, ofSource, func(a about) string {
 		return sameMessage("same file as ", a)
@@ -62,7 +62,7 @@ var rules = []struct {
 		return sameMessage("same bytes as ", a)
 	}},
 	{Rule{CodeShadowedByNative, "The agent deliberately skips a source for another file of the same folder, so ctx does not send it either."}, ofSource, func(a about) string {
-		return "the agent skips this file for " + a.f.RelatedID + ", so ctx does not send it either"
+		return "the agent skips this file for " + a.related(a.f.RelatedID) + ", so ctx does not send it either"
 	}},
 	{Rule{CodeAudienceExcluded, "A source is meant for other agents, so it is not sent."}, ofSource, func(a about) string {
 		return "its audience is " + strings.Join(a.src.Audience, ", ") + "; the agent is " + a.rep.Agent
@@ -200,6 +200,15 @@ type about struct {
 // path shows p relative to the project when inside it, else with home as ~.
 func (a about) path(p string) string { return display.Rel(p, projectOf(a.rep), a.home) }
 
+// related names the row of id: a source by its id, a file the agent loads
+// by itself ("native:" and its path) by its path, as the table shows it.
+func (a about) related(id string) string {
+	if p, ok := strings.CutPrefix(id, "native:"); ok && p != "" {
+		return a.path(p)
+	}
+	return id
+}
+
 // projectOf is the project directory of the report's manifest, or "".
 func projectOf(rep *Report) string {
 	if rep.Manifest == nil {
@@ -260,11 +269,11 @@ func sameMessage(prefix string, a about) string {
 	s := a.src
 	switch {
 	case s.DuplicateOf != "":
-		return prefix + s.DuplicateOf + ", so not sent again"
+		return prefix + a.related(s.DuplicateOf) + ", so not sent again"
 	case a.f.Severity == Warning:
-		return prefix + a.f.RelatedID + "; the agent loads both"
+		return prefix + a.related(a.f.RelatedID) + "; the agent loads both"
 	}
-	return prefix + a.f.RelatedID
+	return prefix + a.related(a.f.RelatedID)
 }
 
 // truncatedMessage says where a budget cut s, by which limit, and what it

@@ -18,7 +18,7 @@ import (
 
 func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	home, width := o.home(), o.width()
-	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", agentLine(rep), rep.Estimator)
+	fmt.Fprintf(b, "%s\nestimator: %s\n\nSources\n", table.WrapText("agent: "+agentLine(rep), width), rep.Estimator)
 	if err := table.WriteFitted(b, sourceColumns, fittedSourceRows(rep, home), width); err != nil {
 		return err
 	}

@@ -51,6 +51,16 @@ func TestTableFitsTheWidth(t *testing.T) {
 		checkWidth(t, out, tc.max)
 		golden(t, tc.golden, []byte(out))
 	}
+	// the lines of words wrap too: the agent line says most without a
+	// profile
+	generic := *rep
+	generic.Agent = "generic"
+	if generic.Manifest != nil {
+		m := *generic.Manifest
+		m.Profile = nil
+		generic.Manifest = &m
+	}
+	checkWidth(t, writeString(t, &generic, audit.FormatTable, audit.WriteOptions{Home: fixtureHome, Width: 80}), 80)
 	if audit.DefaultWidth != 100 {
 		t.Errorf("DefaultWidth = %d", audit.DefaultWidth)
 	}

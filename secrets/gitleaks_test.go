@@ -3,7 +3,9 @@ package secrets
 import (
 	"context"
 	"fmt"
+	"maps"
 	"reflect"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -44,8 +46,54 @@ func TestDecodeAsViper(t *testing.T) {
 	}
 }
 
-// BenchmarkCompile compiles the default rules, as the first scan of a
-// process does.
+// compileConfig decodes and translates all of gitleaks' default rules at
+// once, as ctx did before it compiled them lazily: the eager path that the
+// lazy one is compared with.
+func compileConfig() (config.Config, error) {
+	vc, err := defaultConfig()
+	if err != nil {
+		return config.Config{}, err
+	}
+	return translateAll(vc)
+}
+
+// translateAll translates every rule of vc, stop words held out.
+func translateAll(vc config.ViperConfig) (config.Config, error) {
+	held := holdStopWords(&vc)
+	cfg, err := vc.Translate()
+	if err != nil {
+		return config.Config{}, err
+	}
+	if err := held.restore(&cfg); err != nil {
+		return config.Config{}, err
+	}
+	return cfg, nil
+}
+
+// compile compiles gitleaks' default rules into the two detectors, all of
+// them at once.
+func compile() (detector, error) {
+	cfg, err := compileConfig()
+	if err != nil {
+		return nil, err
+	}
+	return eagerDetector(cfg), nil
+}
+
+// eagerDetector is the detector of all the rules of cfg.
+func eagerDetector(cfg config.Config) detector {
+	chunked := newDetector(cfg, func(id string) bool { return id != wideRule })
+	wide := newDetector(cfg, func(id string) bool { return id == wideRule })
+	return gitleaks{detector: func(_ string, w bool) (*detect.Detector, error) {
+		if w {
+			return wide, nil
+		}
+		return chunked, nil
+	}, ids: slices.Sorted(maps.Keys(cfg.Rules))}
+}
+
+// BenchmarkCompile compiles all the default rules, as the first scan of a
+// process did before they were compiled lazily.
 func BenchmarkCompile(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {

@@ -78,7 +78,7 @@ type Options struct {
 // Scanner finds secrets with the default rules and an allowlist. It is
 // safe for concurrent use.
 type Scanner struct {
-	det   func() (detector, error) // the rules, compiled on the first call
+	det   func() (detector, error) // the rules, compiled as texts need them
 	allow []allow
 }
 
@@ -105,10 +105,13 @@ func (e *AllowError) Error() string {
 }
 
 // New returns a scanner with the default rules and o's allowlist, or the
-// error of the first invalid allowlist entry. It compiles no rule: they
-// are compiled once per process, on the first scan (some 20 ms of CPU
-// time; they then hold 6 MB), so that loading a configuration with an
-// allowlist costs nothing to a command that scans nothing.
+// error of the first invalid allowlist entry. It compiles no rule, so that
+// loading a configuration with an allowlist costs nothing to a command
+// that scans nothing: each rule is compiled once per process, when a text
+// first holds one of its keywords (a short text without credentials
+// compiles one rule of some 220, where all of them took 20 to 40 ms of CPU
+// time and held 6 MB), and every rule once scanning has spent a few
+// milliseconds finding those needed; the findings are the same.
 func New(o Options) (*Scanner, error) {
 	s := &Scanner{det: defaultDetector}
 	for i, a := range o.Allow {

@@ -38,7 +38,7 @@ func scanner(t *testing.T, o Options) *Scanner {
 	return s
 }
 
-func fixture(t *testing.T) string {
+func fixture(t testing.TB) string {
 	t.Helper()
 	b, err := os.ReadFile("testdata/fake-credentials.txt")
 	if err != nil {

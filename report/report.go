@@ -46,6 +46,8 @@ import (
 const (
 	DefaultHeadings = 20
 	DefaultTopFiles = 20
+	// DefaultFindings is how many findings of each severity are listed.
+	DefaultFindings = 200
 )
 
 // Options configure [Write].
@@ -64,6 +66,11 @@ type Options struct {
 	// TopFiles is how many aggregated files are listed, largest first; 0
 	// is [DefaultTopFiles].
 	TopFiles int
+	// Findings is how many findings of each severity are listed, in the
+	// audit's order; the rest are counted in a line that points to ctx
+	// audit, so that a project with thousands of file findings still
+	// gives a small page. 0 is [DefaultFindings].
+	Findings int
 	// ReadFile, when set, reads a file the agent loads by itself (a native
 	// source), given its path as the manifest records it, so that its
 	// sections are listed with those of the text ctx sends: with a
@@ -190,7 +197,9 @@ type headingRow struct {
 
 type findingGroup struct {
 	Severity string
+	Count    int // the findings of the severity, listed or not
 	Items    []findingItem
+	More     string // "" or the line counting those not listed
 }
 
 type findingItem struct{ Source, Code, Related, Message string }
@@ -230,7 +239,7 @@ func build(ctx context.Context, m *manifest.Manifest, rep *audit.Report, o Optio
 	if p.Headings, p.HeadNote, err = v.headings(ctx, est, orDefault(o.Headings, DefaultHeadings), o.ReadFile); err != nil {
 		return nil, err
 	}
-	p.Findings = v.findings()
+	p.Findings = v.findings(orDefault(o.Findings, DefaultFindings))
 	p.Sources = v.sources()
 	p.Files, p.FilesNote = v.files(orDefault(o.TopFiles, DefaultTopFiles))
 	footer, err := v.footer()
@@ -416,7 +425,7 @@ func (v *viewer) sources() []sourceRow {
 	return out
 }
 
-func (v *viewer) findings() []findingGroup {
+func (v *viewer) findings(top int) []findingGroup {
 	doc := audit.NewDocument(v.rep, audit.WriteOptions{Home: v.home})
 	var out []findingGroup
 	for _, sev := range []audit.Severity{audit.Error, audit.Warning, audit.Info} {
@@ -425,11 +434,17 @@ func (v *viewer) findings() []findingGroup {
 			if f.Severity != sev {
 				continue
 			}
+			if g.Count++; g.Count > top {
+				continue
+			}
 			src := "total"
 			if f.SourceID != "" {
 				src = v.id(f.SourceID)
 			}
 			g.Items = append(g.Items, findingItem{Source: src, Code: string(f.Code), Related: mdtext.Escape(f.RelatedID), Message: mdtext.Escape(f.Message)})
+		}
+		if n := g.Count - len(g.Items); n > 0 {
+			g.More = display.Int(n) + " more, not listed here: ctx audit lists every finding."
 		}
 		out = append(out, g)
 	}

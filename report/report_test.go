@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math"
 	"regexp"
 	"strconv"
@@ -338,5 +339,46 @@ func TestNativeSections(t *testing.T) {
 	m = row.FindStringSubmatch(page(&cut, f.read))
 	if want := strconv.Itoa(measure.Default().Tokens(data[:40])); m == nil || m[1] != want {
 		t.Errorf("the cut native section: %q, want %s tokens", m, want)
+	}
+}
+
+// The findings are listed up to Options.Findings per severity; the heading
+// counts them all and a line counts those left out.
+func TestFindingsCap(t *testing.T) {
+	f := fixtureNamed(t, "budgets")
+	counts := map[audit.Severity]int{}
+	for _, x := range audit.NewDocument(f.rep, audit.WriteOptions{Home: f.home}).Findings {
+		counts[x.Severity]++
+	}
+	capped := false
+	for _, n := range counts {
+		capped = capped || n > 1
+	}
+	if !capped {
+		t.Fatalf("the fixture has no severity with two findings: %v", counts)
+	}
+	var b bytes.Buffer
+	if err := Write(context.Background(), &b, f.m, f.rep, Options{Home: f.home, ReadFile: f.read, Findings: 1}); err != nil {
+		t.Fatal(err)
+	}
+	html := b.String()
+	sec := html[strings.Index(html, "<h2>Findings</h2>"):strings.Index(html, `<section id="sources">`)]
+	for _, sev := range []audit.Severity{audit.Error, audit.Warning, audit.Info} {
+		head := fmt.Sprintf(`<span class="sev %s">%s</span> %d</h3>`, sev, sev, counts[sev])
+		i := strings.Index(sec, head)
+		if i < 0 {
+			t.Fatalf("no heading %q in\n%s", head, sec)
+		}
+		group := sec[i:]
+		if j := strings.Index(group[len(head):], "<h3>"); j >= 0 {
+			group = group[:len(head)+j]
+		}
+		if rows := strings.Count(group, "<tr><td"); rows != min(counts[sev], 1) {
+			t.Errorf("%s: %d rows listed, want %d", sev, rows, min(counts[sev], 1))
+		}
+		more := fmt.Sprintf("%d more, not listed here", counts[sev]-1)
+		if got := strings.Contains(group, more); got != (counts[sev] > 1) {
+			t.Errorf("%s: line %q shown %v, %d findings", sev, more, got, counts[sev])
+		}
 	}
 }

@@ -122,6 +122,9 @@ type Stats struct {
 
 // Open opens the cache in dir, creating it (mode 0700: the views of one's
 // files are one's own). maxBytes bounds its size; 0 is DefaultMaxBytes.
+// On Unix the directory of the entries must belong to the user: one of
+// another user is an error, and one the group or others may write is made
+// the user's alone, since an entry that checks out is used as it is.
 func Open(dir string, maxBytes int64) (*Dir, error) {
 	if dir == "" {
 		return nil, errors.New("cache: no directory")
@@ -131,6 +134,9 @@ func Open(dir string, maxBytes int64) (*Dir, error) {
 	}
 	root := filepath.Join(dir, format)
 	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	if err := checkOwner(root); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return &Dir{root: root, maxBytes: maxBytes, dirs: map[string]bool{}}, nil

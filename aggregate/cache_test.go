@@ -15,6 +15,7 @@ import (
 	"github.com/ctxaudit/ctx/cache"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // cacheProject has files for every cached view.
@@ -223,6 +224,57 @@ func TestCacheConcurrentRuns(t *testing.T) {
 	for i := range want {
 		if check[i] != want[i] {
 			t.Fatalf("options %d: from the shared cache, the output differs", i)
+		}
+	}
+}
+
+// A cache shared by runs with and without redaction never serves one the
+// other's views: a redacted run shows no secret from a view the plain run
+// stored, and a plain run shows the file as it is, not a redacted view.
+func TestCacheKeepsRedactedAndPlainApart(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("KEY = \"" + fakePAT + "\"\n\n\ndef f(token=\"" + fakePAT + "\"):\n    return KEY\n\n")
+	for i := range 120 {
+		fmt.Fprintf(&src, "def g%d(x):\n    return x * %d\n\n", i, i)
+	}
+	dir := testfs.Tree(t, map[string]string{"conf.py": src.String()})
+	sc, err := secrets.New(secrets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := func(redact bool) aggregate.Options {
+		o := aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "conf.py", ViewMode: aggregate.ViewSkeleton}}}
+		if redact {
+			o.Redact = sc
+		}
+		return o
+	}
+	without := map[bool]string{}
+	for _, redact := range []bool{false, true} {
+		doc, err := stream(opts(redact))
+		if err != nil {
+			t.Fatal(err)
+		}
+		without[redact] = doc
+	}
+	if !strings.Contains(without[false], fakePAT) || strings.Contains(without[true], fakePAT) {
+		t.Fatal("the skeleton does not show the key, or redaction did not hide it")
+	}
+	for _, order := range [][]bool{{false, true}, {true, false}} {
+		c := openCache(t, t.TempDir())
+		for _, redact := range append(order, order...) {
+			o := opts(redact)
+			o.Cache = c
+			doc, err := stream(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc != without[redact] {
+				t.Fatalf("redact=%v after %v with the cache:\n%s\nwant\n%s", redact, order, doc, without[redact])
+			}
+		}
+		if s := c.Stats(); s.Hits == 0 {
+			t.Fatalf("the cache was not used: %+v", s)
 		}
 	}
 }

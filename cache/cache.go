@@ -27,11 +27,13 @@
 // The directory is kept under a size (Open's maxBytes, [DefaultMaxBytes]
 // when 0): [Dir.Trim] removes the least recently used entries, by
 // modification time, which a hit refreshes (at most once a minute), until
-// the entries take at most 90% of it; [Dir.Close] trims when the run wrote
-// anything since it last trimmed, and Put trims once a sixteenth of the
-// bound was written, so that a long run stays within it too. Temporary
-// files left by a run that was killed are removed once they are an hour
-// old.
+// the entries take at most 90% of it, and records the size in a ledger;
+// [Dir.Close], when the run wrote anything, adds what it wrote to the
+// ledger and trims only when that passes the bound (or the last trim is an
+// hour old), so that a run that wrote a few entries does not walk a large
+// cache; Put trims once a sixteenth of the bound was written, so that a
+// long run stays within it too. Temporary files left by a run that was
+// killed are removed once they are an hour old.
 //
 // The package never prints; a cache that cannot be read or written only
 // misses, and Stats counts what happened.
@@ -122,6 +124,9 @@ type Stats struct {
 
 // Open opens the cache in dir, creating it (mode 0700: the views of one's
 // files are one's own). maxBytes bounds its size; 0 is DefaultMaxBytes.
+// On Unix the directory of the entries must belong to the user: one of
+// another user is an error, and one the group or others may write is made
+// the user's alone, since an entry that checks out is used as it is.
 func Open(dir string, maxBytes int64) (*Dir, error) {
 	if dir == "" {
 		return nil, errors.New("cache: no directory")
@@ -131,6 +136,9 @@ func Open(dir string, maxBytes int64) (*Dir, error) {
 	}
 	root := filepath.Join(dir, format)
 	if err := os.MkdirAll(root, 0o700); err != nil {
+		return nil, fmt.Errorf("cache: %w", err)
+	}
+	if err := checkOwner(root); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
 	return &Dir{root: root, maxBytes: maxBytes, dirs: map[string]bool{}}, nil
@@ -282,13 +290,70 @@ func (d *Dir) put(dir, name string, entry []byte) error {
 	return nil
 }
 
-// Close ends the use of the cache: it trims it when anything was written
-// since the last trim.
+// Close ends the use of the cache: when the run wrote anything, it adds
+// what it wrote to the size the ledger holds, and trims the cache when
+// that passes the bound, when there is no ledger, or when the last trim is
+// an hour old. A run that wrote a few entries into a large cache so does
+// not walk all of it.
 func (d *Dir) Close() error {
-	if d.written.Load() == 0 {
+	n := d.written.Load()
+	if n == 0 {
 		return nil
 	}
-	return d.Trim()
+	size, trimmed, ok := d.readLedger()
+	if !ok || size+n > d.maxBytes || time.Since(trimmed) > ledgerAge {
+		return d.Trim()
+	}
+	d.written.Store(0)
+	return d.writeLedger(size+n, trimmed)
+}
+
+// The ledger, {dir}/v1/size, holds about how many bytes the entries take
+// and when the cache was last trimmed: Trim writes what it found, and
+// Close adds what its run wrote. Runs that close at the same time may each
+// add to the same size and lose the other's bytes; the walk of the next
+// trim, at the latest an hour later, counts them again.
+const (
+	ledgerName = "size"
+	ledgerAge  = time.Hour
+)
+
+// readLedger returns the size and the time of the last trim in the
+// ledger; false when there is none or it cannot be read.
+func (d *Dir) readLedger() (size int64, trimmed time.Time, ok bool) {
+	b, err := os.ReadFile(filepath.Join(d.root, ledgerName))
+	if err != nil || len(b) > 64 {
+		return 0, time.Time{}, false
+	}
+	var nanos int64
+	if _, err := fmt.Sscanf(string(b), "%d %d\n", &size, &nanos); err != nil || size < 0 {
+		return 0, time.Time{}, false
+	}
+	trimmed = time.Unix(0, nanos)
+	if trimmed.After(time.Now()) {
+		return 0, time.Time{}, false
+	}
+	return size, trimmed, true
+}
+
+// writeLedger replaces the ledger (a temporary file renamed over it).
+func (d *Dir) writeLedger(size int64, trimmed time.Time) error {
+	f, err := os.CreateTemp(d.root, ".tmp-*")
+	if err != nil {
+		return fmt.Errorf("cache: %w", err)
+	}
+	_, err = fmt.Fprintf(f, "%d %d\n", size, trimmed.UnixNano())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), filepath.Join(d.root, ledgerName))
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return fmt.Errorf("cache: %w", err)
+	}
+	return nil
 }
 
 // entry is a file found by Trim.
@@ -300,12 +365,14 @@ type entry struct {
 
 // Trim removes the least recently used entries until the cache takes at
 // most 90% of its bound (nothing when it is within the bound), and the
-// temporary files older than an hour.
+// temporary files older than an hour; it writes the size it leaves to the
+// ledger that Close goes by.
 func (d *Dir) Trim() error {
 	d.written.Store(0)
 	var ents []entry
 	var total int64
 	now := time.Now()
+	ledger := filepath.Join(d.root, ledgerName)
 	err := filepath.WalkDir(d.root, func(p string, de fs.DirEntry, err error) error {
 		if err != nil {
 			if p == d.root {
@@ -313,7 +380,7 @@ func (d *Dir) Trim() error {
 			}
 			return nil // a directory removed meanwhile
 		}
-		if de.IsDir() {
+		if de.IsDir() || p == ledger {
 			return nil
 		}
 		info, err := de.Info()
@@ -333,27 +400,26 @@ func (d *Dir) Trim() error {
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
 	}
-	if total <= d.maxBytes {
-		return nil
-	}
-	sort.Slice(ents, func(i, j int) bool { return ents[i].time.Before(ents[j].time) })
-	target := int64(float64(d.maxBytes) * lowWater)
-	for _, e := range ents {
-		if total <= target {
-			break
+	if total > d.maxBytes {
+		sort.Slice(ents, func(i, j int) bool { return ents[i].time.Before(ents[j].time) })
+		target := int64(float64(d.maxBytes) * lowWater)
+		for _, e := range ents {
+			if total <= target {
+				break
+			}
+			if err := os.Remove(e.path); err == nil || errors.Is(err, fs.ErrNotExist) {
+				total -= e.size
+			}
 		}
-		if err := os.Remove(e.path); err == nil || errors.Is(err, fs.ErrNotExist) {
-			total -= e.size
-		}
 	}
-	return nil
+	return d.writeLedger(total, now)
 }
 
 // Size returns the bytes the entries take.
 func (d *Dir) Size() (int64, error) {
 	var total int64
 	err := filepath.WalkDir(d.root, func(p string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() || strings.HasPrefix(de.Name(), ".tmp-") {
+		if err != nil || de.IsDir() || strings.HasPrefix(de.Name(), ".tmp-") || p == filepath.Join(d.root, ledgerName) {
 			return nil
 		}
 		if info, err := de.Info(); err == nil {

@@ -238,3 +238,91 @@ func TestPutKeepsTheBound(t *testing.T) {
 		t.Fatalf("%d bytes after 400 KiB written, bound %d", size, max)
 	}
 }
+
+// Close walks the cache only when it must: the first time, when what was
+// written passes the bound, and when the last trim is an hour old; else
+// it adds what the run wrote to the ledger.
+func TestCloseTrimsOnlyWhenNeeded(t *testing.T) {
+	const max = 64 << 10
+	dir := t.TempDir()
+	value := bytes.Repeat([]byte("v"), 1<<10)
+	stale := func() string {
+		t.Helper()
+		p := filepath.Join(dir, format, ".tmp-stale")
+		if err := os.WriteFile(p, []byte("partial"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		ts := time.Now().Add(-2 * time.Hour)
+		if err := os.Chtimes(p, ts, ts); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	walked := func(p string) bool {
+		_, err := os.Stat(p)
+		return err != nil
+	}
+	run := func(i int) {
+		t.Helper()
+		d := open(t, dir, max)
+		d.Put(fmt.Sprint("key ", i), value)
+		if err := d.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	open(t, dir, max) // the directory
+	p := stale()
+	run(0)
+	if !walked(p) {
+		t.Fatal("the first Close did not walk the cache")
+	}
+	p = stale()
+	run(1)
+	if walked(p) {
+		t.Fatal("Close walked a cache within its bound, trimmed a moment ago")
+	}
+	d := open(t, dir, max)
+	size, _, ok := d.readLedger()
+	if want, _ := d.Size(); !ok || size != want {
+		t.Fatalf("ledger %d, %v; the entries take %d", size, ok, want)
+	}
+
+	// past the bound
+	for i := 2; size < max; i++ {
+		run(i)
+		if size, _, _ = d.readLedger(); size > max {
+			t.Fatalf("ledger %d past the bound %d", size, max)
+		}
+		if walked(p) {
+			break
+		}
+	}
+	if !walked(p) {
+		t.Fatal("Close never trimmed a cache that passed its bound")
+	}
+
+	// an hour after the last trim
+	p = stale()
+	size, _, _ = d.readLedger()
+	if err := d.writeLedger(size, time.Now().Add(-2*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	run(1000)
+	if !walked(p) {
+		t.Fatal("Close did not walk a cache last trimmed two hours ago")
+	}
+
+	// a damaged ledger is no ledger
+	p = stale()
+	if err := os.WriteFile(filepath.Join(dir, format, ledgerName), []byte("x"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(1001)
+	if !walked(p) {
+		t.Fatal("Close did not walk a cache whose ledger is damaged")
+	}
+	if sz, err := d.Size(); err != nil || sz > max {
+		t.Fatalf("size %d, %v; bound %d", sz, err, max)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mattn/go-isatty"
@@ -291,8 +292,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	if !quiet {
 		o.Progress = bar.update
 	}
-	done := e.useCache(c, &o)
-	defer done()
+	e.useCache(c, &o)
 	var res *aggregate.Result
 	switch {
 	case format == "json":
@@ -381,19 +381,43 @@ func noCacheFlag() cli.Flag {
 	return &cli.BoolFlag{Name: "no-cache", Usage: "neither read nor write the cache of views and token counts"}
 }
 
-// useCache sets o.Cache to the cache of the flags ([openCache]); done
-// trims it (call it when the command ends).
-func (e *env) useCache(c *cli.Context, o *aggregate.Options) (done func()) {
-	d := openCache(c)
-	if d == nil {
-		return func() {}
+// useCache sets o.Cache to the cache of the flags ([openCache]).
+func (e *env) useCache(c *cli.Context, o *aggregate.Options) {
+	if d := openCache(c); d != nil {
+		o.Cache = d
 	}
-	o.Cache = d
-	return func() { _ = d.Close() }
+}
+
+// openCaches are the caches a run of ctx opened, which it closes (trims)
+// when the command ends, whatever the command: [openCache] adds to the
+// set that [runApp] puts in the context.
+type openCaches struct {
+	mu   sync.Mutex
+	dirs []*cache.Dir
+}
+
+type openCachesKey struct{}
+
+func (s *openCaches) add(d *cache.Dir) {
+	s.mu.Lock()
+	s.dirs = append(s.dirs, d)
+	s.mu.Unlock()
+}
+
+// close closes the caches; a cache that cannot be trimmed changes nothing
+// of the output.
+func (s *openCaches) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, d := range s.dirs {
+		_ = d.Close()
+	}
+	s.dirs = nil
 }
 
 // openCache opens the cache that --cache-dir, $CTX_CACHE_DIR or the user
-// cache directory names; nil with --no-cache. A cache that cannot be
+// cache directory names, to be closed when the command ends; nil with
+// --no-cache. A cache that cannot be
 // opened is a warning when it was named, and silently none at the default
 // place: the output is the same without it.
 func openCache(c *cli.Context) *cache.Dir {
@@ -414,6 +438,9 @@ func openCache(c *cli.Context) *cache.Dir {
 			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %v; running without it\n", err)
 		}
 		return nil
+	}
+	if s, ok := c.Context.Value(openCachesKey{}).(*openCaches); ok {
+		s.add(d)
 	}
 	return d
 }

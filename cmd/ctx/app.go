@@ -185,7 +185,12 @@ func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, 
 		}
 	}
 	setup(app.Commands)
-	err := app.RunContext(ctx, normalizeArgs(app, args))
+	caches := &openCaches{}
+	err := app.RunContext(context.WithValue(ctx, openCachesKey{}, caches), normalizeArgs(app, args))
+	if ctx.Err() == nil {
+		// the cache keeps its bound; an interrupted run ends at once
+		caches.close()
+	}
 	code := exitCode(ctx, err)
 	var (
 		cf *checkFailed

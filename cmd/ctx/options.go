@@ -99,7 +99,6 @@ func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) 
 	}
 	if o.Files != nil {
 		if d := openCache(c); d != nil {
-			// Put keeps it within its bound: nothing to close
 			o.Files.Cache = d
 		}
 	}

@@ -76,8 +76,7 @@ func (e *env) stats(c *cli.Context) error {
 		return err
 	}
 	quiet := c.Bool("quiet")
-	done := e.useCache(c, &o)
-	defer done()
+	e.useCache(c, &o)
 	bar := e.progress("measuring")
 	if !quiet {
 		o.Progress = bar.update

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -415,13 +416,27 @@ func (s *openCaches) close() {
 	s.dirs = nil
 }
 
+// hasFlag reports whether the command being run defines the flag name.
+func hasFlag(c *cli.Context, name string) bool {
+	if c.Command == nil {
+		return false
+	}
+	for _, f := range c.Command.Flags {
+		if slices.Contains(f.Names(), name) {
+			return true
+		}
+	}
+	return false
+}
+
 // openCache opens the cache that --cache-dir, $CTX_CACHE_DIR or the user
 // cache directory names, to be closed when the command ends; nil with
 // --no-cache. A cache that cannot be
 // opened is a warning when it was named, and silently none at the default
 // place: the output is the same without it.
 func openCache(c *cli.Context) *cache.Dir {
-	if c.Bool("no-cache") {
+	if c.Bool("no-cache") || !hasFlag(c, "cache-dir") {
+		// a command without the flags (ctx discover) renders no view
 		return nil
 	}
 	dir, named := c.String("cache-dir"), c.IsSet("cache-dir")

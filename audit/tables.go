@@ -148,6 +148,16 @@ func budgetUse(s manifest.Source) string {
 	if s.Budget == "" {
 		return "-"
 	}
+	if u := BudgetUse(s); u != "" {
+		return s.Budget + " " + u
+	}
+	return s.Budget
+}
+
+// BudgetUse is what s took of its budget, each limit against what was left
+// of the pool before it: "12/200 lines, 400/8,000 chars"; "" when the
+// source has no limit.
+func BudgetUse(s manifest.Source) string {
 	var parts []string
 	if n, ok := s.MaxLines.Value(); ok {
 		parts = append(parts, display.Int(deref(s.EmittedLines))+"/"+display.Int(int(n))+" lines")
@@ -158,10 +168,7 @@ func budgetUse(s manifest.Source) string {
 	if n, ok := s.MaxTokens.Value(); ok {
 		parts = append(parts, display.Int(deref(s.EmittedTokens))+"/"+display.Int(int(n))+" tokens")
 	}
-	if len(parts) == 0 {
-		return s.Budget
-	}
-	return s.Budget + " " + strings.Join(parts, ", ")
+	return strings.Join(parts, ", ")
 }
 
 var fileColumns = []table.Column{

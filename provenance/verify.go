@@ -496,6 +496,14 @@ func (v *verifier) beads(b *manifest.Beads) VerifyRow {
 	if file != "" {
 		data, _, err = fileio.Read(file, aggregate.MaxBeadsBytes)
 	}
+	row.readNow(data, err)
+	row.State = compare(b.SourceHash == nil, row.OldHash, row.NewStatus == string(manifest.StatusMissing), row.NewHash, false)
+	return row
+}
+
+// readNow records what reading the file again gave: missing, unreadable
+// (with the cause as the note) or available with the hash of data.
+func (row *VerifyRow) readNow(data []byte, err error) {
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
 		row.NewStatus = string(manifest.StatusMissing)
@@ -505,8 +513,6 @@ func (v *verifier) beads(b *manifest.Beads) VerifyRow {
 	default:
 		row.NewStatus, row.NewHash = string(manifest.StatusAvailable), hashp(data)
 	}
-	row.State = compare(b.SourceHash == nil, row.OldHash, row.NewStatus == string(manifest.StatusMissing), row.NewHash, false)
-	return row
 }
 
 // history reads the history file again.
@@ -515,15 +521,7 @@ func (v *verifier) history(h *manifest.History) VerifyRow {
 	row := VerifyRow{Kind: KindHistory, ID: "history", Path: v.show(h.File),
 		OldStatus: string(manifest.StatusAvailable), OldHash: &old}
 	data, _, err := fileio.Read(manifest.ResolvePath(h.File, v.dir, v.home), history.MaxRequestBytes)
-	switch {
-	case errors.Is(err, fs.ErrNotExist):
-		row.NewStatus = string(manifest.StatusMissing)
-	case err != nil:
-		row.NewStatus = string(manifest.StatusUnreadable)
-		row.Note = fileio.Cause(err).Error()
-	default:
-		row.NewStatus, row.NewHash = string(manifest.StatusAvailable), hashp(data)
-	}
+	row.readNow(data, err)
 	row.State = compare(false, row.OldHash, row.NewStatus == string(manifest.StatusMissing), row.NewHash, false)
 	return row
 }

@@ -372,22 +372,6 @@ func decision(s manifest.Source) string {
 	return string(s.Reason)
 }
 
-// budgetUse is what s took of its budget: "12/200 lines, 400/8,000 chars",
-// against what was left of the pool before it.
-func budgetUse(s manifest.Source) string {
-	var parts []string
-	if n, ok := s.MaxLines.Value(); ok {
-		parts = append(parts, display.Int(deref(s.EmittedLines))+"/"+display.Int(int(n))+" lines")
-	}
-	if n, ok := s.MaxChars.Value(); ok {
-		parts = append(parts, display.Int(deref(s.EmittedChars))+"/"+display.Int(int(n))+" chars")
-	}
-	if n, ok := s.MaxTokens.Value(); ok {
-		parts = append(parts, display.Int(deref(s.EmittedTokens))+"/"+display.Int(int(n))+" tokens")
-	}
-	return strings.Join(parts, ", ")
-}
-
 // omitted lists what a cut left out: "3,210 chars, 40 lines, 802 tokens".
 func omitted(chars, lines int, toks *int) string {
 	var parts []string
@@ -416,7 +400,7 @@ func (v *viewer) sources() []sourceRow {
 		}
 		if s.Budget != "" {
 			r.Budget = mdtext.Escape(s.Budget)
-			if u := budgetUse(s); u != "" {
+			if u := audit.BudgetUse(s); u != "" {
 				r.Budget += " " + u
 			}
 		}
@@ -591,7 +575,7 @@ func (v *viewer) budgets() []budgetView {
 			if om == "" {
 				om = "-"
 			}
-			bv.Rows = append(bv.Rows, budgetRow{ID: v.id(s.ID), Use: budgetUse(s), Omitted: om, Decision: decision(s)})
+			bv.Rows = append(bv.Rows, budgetRow{ID: v.id(s.ID), Use: audit.BudgetUse(s), Omitted: om, Decision: decision(s)})
 		}
 		var limits []string
 		for _, l := range []struct {
@@ -815,7 +799,7 @@ func (v *viewer) treemap(minArea float64) *treemapView {
 		if s.Included && deref(s.EmittedTokens) > 0 {
 			tip := v.id(s.ID) + "\n" + v.path(s.Path) + "\n" + display.Int(deref(s.EmittedTokens)) + " of " + tokens(deref(s.SourceTokens)) + " sent\n" + decision(*s)
 			if s.Budget != "" {
-				tip += "\nbudget " + mdtext.Escape(s.Budget) + " " + budgetUse(*s)
+				tip += "\nbudget " + mdtext.Escape(s.Budget) + " " + audit.BudgetUse(*s)
 			}
 			instr.children = append(instr.children, &node{kind: kindSource, id: s.ID, label: v.id(s.ID), tip: tip, tokens: deref(s.EmittedTokens)})
 			continue

@@ -314,16 +314,7 @@ func (e *env) audit(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	th, err := thresholds(c, p)
-	if err != nil {
-		return err
-	}
-	sc, err := p.Config.Scanner()
-	if err != nil {
-		return err
-	}
-	// the total is counted with the estimator the manifest names
-	rep, err := audit.RunContext(c.Context, m, audit.Options{Thresholds: th, Secrets: sc})
+	rep, err := runAudit(c, p, m)
 	if err != nil {
 		return err
 	}
@@ -398,4 +389,19 @@ func (e *env) init(c *cli.Context) error {
 		_, err = fmt.Fprintf(e.stdout, "wrote %s; check it with: ctx audit --check\n", shown)
 	}
 	return err
+}
+
+// runAudit audits m with the thresholds of the flags and the project's
+// configuration and its secret scanner; the total is counted with the
+// estimator the manifest names.
+func runAudit(c *cli.Context, p *config.Project, m *manifest.Manifest) (*audit.Report, error) {
+	th, err := thresholds(c, p)
+	if err != nil {
+		return nil, err
+	}
+	sc, err := p.Config.Scanner()
+	if err != nil {
+		return nil, err
+	}
+	return audit.RunContext(c.Context, m, audit.Options{Thresholds: th, Secrets: sc})
 }

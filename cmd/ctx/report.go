@@ -6,7 +6,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/report"
@@ -60,15 +59,7 @@ func (e *env) report(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	th, err := thresholds(c, p)
-	if err != nil {
-		return err
-	}
-	sc, err := p.Config.Scanner()
-	if err != nil {
-		return err
-	}
-	rep, err := audit.RunContext(c.Context, m, audit.Options{Thresholds: th, Secrets: sc})
+	rep, err := runAudit(c, p, m)
 	if err != nil {
 		return err
 	}

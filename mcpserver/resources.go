@@ -33,7 +33,9 @@ func (s *server) manifestResource(ctx context.Context, req *mcp.ReadResourceRequ
 	if err != nil {
 		return nil, err
 	}
-	m, err := manifest.Build(ctx, p.ManifestOptions())
+	o := p.ManifestOptions()
+	s.withCache(&o)
+	m, err := manifest.Build(ctx, o)
 	if err != nil {
 		return nil, err
 	}

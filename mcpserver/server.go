@@ -64,6 +64,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/manifest"
 	"io"
 	"log/slog"
 	"math/big"
@@ -117,6 +119,17 @@ type Options struct {
 	Version string
 	// Logger receives the SDK's log; nil discards it.
 	Logger *slog.Logger
+	// Cache keeps the views and token counts of [files] between calls
+	// (aggregate.Options.Cache; package cache keeps one in a directory);
+	// nil is none. The results are the same bytes with or without it.
+	Cache aggregate.Cache
+}
+
+// withCache gives the [files] of o the server's cache.
+func (s *server) withCache(o *manifest.Options) {
+	if o.Files != nil && s.o.Cache != nil {
+		o.Files.Cache = s.o.Cache
+	}
 }
 
 // server holds what every handler needs.

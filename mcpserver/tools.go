@@ -116,12 +116,13 @@ func estimator(name string) (measure.Estimator, error) {
 
 // manifestOptions maps the options of a call onto the project's manifest
 // options, as the commands map --estimator and --profile.
-func manifestOptions(p *config.Project, prof, est string) (manifest.Options, error) {
+func (s *server) manifestOptions(p *config.Project, prof, est string) (manifest.Options, error) {
 	e, err := estimator(est)
 	if err != nil {
 		return manifest.Options{}, err
 	}
 	o := p.ManifestOptions()
+	s.withCache(&o)
 	if e != nil {
 		// every stage counts with it: sources, files, history and budgets
 		o.SetEstimator(e)
@@ -150,7 +151,7 @@ func (s *server) audit(ctx context.Context, _ *mcp.CallToolRequest, in auditInpu
 	if err != nil {
 		return nil, err
 	}
-	o, err := manifestOptions(p, in.Profile, in.Estimator)
+	o, err := s.manifestOptions(p, in.Profile, in.Estimator)
 	if err != nil {
 		return nil, err
 	}
@@ -261,7 +262,7 @@ func (s *server) render(ctx context.Context, _ *mcp.CallToolRequest, in renderIn
 			text = render.Text(m)
 		}
 	} else {
-		o, err := manifestOptions(p, in.Profile, in.Estimator)
+		o, err := s.manifestOptions(p, in.Profile, in.Estimator)
 		if err != nil {
 			return nil, err
 		}
@@ -454,6 +455,9 @@ func (s *server) aggregateOptions(p *config.Project, paths []string, view, est s
 		return aggregate.Options{}, err
 	}
 	o := p.AggregateOptions()
+	if s.o.Cache != nil {
+		o.Cache = s.o.Cache
+	}
 	if e != nil {
 		o.Estimator = e
 	}
@@ -575,6 +579,7 @@ func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn
 	// the rebuild uses the manifest's agent, and ctx.toml like every
 	// command that builds a manifest
 	o := p.ManifestOptions()
+	s.withCache(&o)
 	o.Discover.Agent = m.Agent
 	if err := s.confineManifest(ctx, name, m, o); err != nil {
 		return nil, err

@@ -28,6 +28,7 @@ Examples:
 		Flags: []cli.Flag{
 			&cli.StringFlag{Name: "project-dir", Aliases: []string{"C"}, Usage: "project `DIR` (default: the current directory)"},
 			&cli.StringFlag{Name: "config", Usage: "configuration `FILE` (default: DIR/ctx.toml when it exists)"},
+			cacheDirFlag(), noCacheFlag(),
 		},
 		Action: func(c *cli.Context) error { return e.mcp(c) },
 	}}
@@ -43,7 +44,11 @@ func (e *env) mcp(c *cli.Context) error {
 	if c.IsSet("config") && strings.TrimSpace(c.String("config")) == "" {
 		return usagef("--config: must not be empty")
 	}
-	srv, err := mcpserver.New(mcpserver.Options{Dir: c.String("project-dir"), Config: c.String("config")})
+	o := mcpserver.Options{Dir: c.String("project-dir"), Config: c.String("config")}
+	if d := openCache(c); d != nil {
+		o.Cache = d
+	}
+	srv, err := mcpserver.New(o)
 	if err != nil {
 		return err
 	}

@@ -44,10 +44,8 @@ func FuzzSkeletonPython(f *testing.F) {
 	addSeeds(f, ".py")
 	f.Fuzz(func(t *testing.T, src []byte) {
 		skel, err := Skeleton(context.Background(), Python, src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if cleanParse(t, Python, src) && !cleanParse(t, Python, []byte(skel)) {
+		checkView(t, "skeleton", Python, src, skel, err)
+		if err == nil && cleanParse(t, Python, src) && !cleanParse(t, Python, []byte(skel)) {
 			t.Fatalf("skeleton of clean input has parse errors:\n--- input ---\n%s\n--- skeleton ---\n%s", src, skel)
 		}
 	})
@@ -57,9 +55,7 @@ func FuzzOutlinePython(f *testing.F) {
 	addSeeds(f, ".py")
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := Outline(context.Background(), Python, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		checkView(t, "outline", Python, src, out, err)
 		checkOutlineLines(t, out, src)
 	})
 }
@@ -67,9 +63,8 @@ func FuzzOutlinePython(f *testing.F) {
 func FuzzSkeletonC(f *testing.F) {
 	addSeeds(f, ".c", ".cpp")
 	f.Fuzz(func(t *testing.T, src []byte) {
-		if _, err := Skeleton(context.Background(), C, src); err != nil {
-			t.Fatal(err)
-		}
+		out, err := Skeleton(context.Background(), C, src)
+		checkView(t, "skeleton", C, src, out, err)
 	})
 }
 
@@ -77,9 +72,7 @@ func FuzzOutlineC(f *testing.F) {
 	addSeeds(f, ".c", ".cpp")
 	f.Fuzz(func(t *testing.T, src []byte) {
 		out, err := Outline(context.Background(), C, src)
-		if err != nil {
-			t.Fatal(err)
-		}
+		checkView(t, "outline", C, src, out, err)
 		checkOutlineLines(t, out, src)
 	})
 }

@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -9,35 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/ctxaudit/ctx/cache"
 	"github.com/ctxaudit/ctx/mcpserver"
 )
-
-// connectWith is connect with the server's options given.
-func connectWith(t *testing.T, o mcpserver.Options) *mcp.ClientSession {
-	t.Helper()
-	srv, err := mcpserver.New(o)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct, st := mcp.NewInMemoryTransports()
-	ctx := context.Background()
-	ss, err := srv.Connect(ctx, st, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ctx-test", Version: "1"}, nil).Connect(ctx, ct, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cs.Close()
-		ss.Wait()
-	})
-	return cs
-}
 
 // With Options.Cache the tools give the same bytes, and a second call
 // takes its views from the cache.
@@ -55,8 +28,8 @@ func TestCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plain := connectWith(t, mcpserver.Options{Dir: dir})
-	cached := connectWith(t, mcpserver.Options{Dir: dir, Cache: c})
+	plain := connectWith(t, mcpserver.Options{Dir: dir}, nil)
+	cached := connectWith(t, mcpserver.Options{Dir: dir, Cache: c}, nil)
 	calls := []struct {
 		tool string
 		args map[string]any

@@ -122,7 +122,13 @@ func runCtx(t *testing.T, args ...string) []byte {
 // added to the server's receiving middleware.
 func connect(t *testing.T, dir string, opts *mcp.ClientOptions, mw ...mcp.Middleware) *mcp.ClientSession {
 	t.Helper()
-	srv, err := mcpserver.New(mcpserver.Options{Dir: dir})
+	return connectWith(t, mcpserver.Options{Dir: dir}, opts, mw...)
+}
+
+// connectWith is connect with the server's options given.
+func connectWith(t *testing.T, o mcpserver.Options, opts *mcp.ClientOptions, mw ...mcp.Middleware) *mcp.ClientSession {
+	t.Helper()
+	srv, err := mcpserver.New(o)
 	if err != nil {
 		t.Fatal(err)
 	}

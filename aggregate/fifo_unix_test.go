@@ -8,7 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ctxaudit/ctx/internal/testwait"
 )
 
 // A .gitignore that is a FIFO (or anything else that cannot be read) stops
@@ -25,13 +26,8 @@ func TestUnreadableGitIgnore(t *testing.T) {
 			_, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "**"}}})
 			done <- err
 		}()
-		select {
-		case err := <-done:
-			if err == nil || !strings.Contains(err.Error(), where+": not a regular file") {
-				t.Errorf("%s as a FIFO: %v", where, err)
-			}
-		case <-time.After(10 * time.Second):
-			t.Fatalf("%s as a FIFO hangs", where)
+		if err := testwait.Recv(t, done, where+" as a FIFO"); err == nil || !strings.Contains(err.Error(), where+": not a regular file") {
+			t.Errorf("%s as a FIFO: %v", where, err)
 		}
 	}
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
@@ -19,7 +18,7 @@ func deepCPP() string {
 }
 
 // The outline of a deeply nested file is cut at codeview.MaxDepth, and the
-// item says so: asked for directly, and reached only through the token
+// item says so (codeview's TestDeepNestingLinear counts its growth): asked for directly, and reached only through the token
 // budget's fallback from the full view.
 func TestOutlineCapReported(t *testing.T) {
 	src := deepCPP()
@@ -32,13 +31,9 @@ func TestOutlineCapReported(t *testing.T) {
 		{"max_tokens", Options{BaseDir: dir, Files: []FileItem{{Path: "deep.cpp"}}, MaxTokens: measure.Max(20000)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			start := time.Now()
 			res, err := Run(context.Background(), c.o)
 			if err != nil {
 				t.Fatal(err)
-			}
-			if took := time.Since(start); took > 20*time.Second {
-				t.Errorf("took %v", took)
 			}
 			it := res.Items[0]
 			if it.ViewMode != ViewOutline || it.Status != StatusOK {

@@ -1,7 +1,6 @@
 package mcpserver_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -9,12 +8,15 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"go.uber.org/goleak"
 
+	"github.com/ctxaudit/ctx/internal/testwait"
 	"github.com/ctxaudit/ctx/mcpserver"
 )
 
@@ -46,11 +48,29 @@ func bigTree(t *testing.T, n, funcs int) string {
 
 // packAndCancel starts a pack of the whole project as skeletons with a
 // progress token, cancels it once the first progress notification
-// arrives, and checks that the call ends promptly with context.Canceled.
+// arrives, and checks that the client's call ends with context.Canceled.
 func packAndCancel(t *testing.T, cs *mcp.ClientSession, progress <-chan struct{}) {
 	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	done := startPack(ctx, cs)
+	select {
+	case <-progress:
+	case err := <-done:
+		t.Fatalf("pack ended before any progress: %v", err)
+	case <-time.After(testwait.Limit):
+		t.Fatalf("hang: no progress notification within %v\n%s", testwait.Limit, testwait.Goroutines())
+	}
+	cancel()
+	if err := testwait.Recv(t, done, "the pack's call after its cancellation"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("pack after cancel: %v, want context.Canceled", err)
+	}
+}
+
+// startPack calls pack on the whole project as skeletons, with a progress
+// token; the call's error comes on the channel (a result is an error too:
+// the call was meant to be cancelled).
+func startPack(ctx context.Context, cs *mcp.ClientSession) <-chan error {
 	params := &mcp.CallToolParams{Name: "pack", Arguments: map[string]any{"view": "skeleton", "max_tokens": 0}}
 	params.SetProgressToken("pack-1")
 	done := make(chan error, 1)
@@ -61,22 +81,7 @@ func packAndCancel(t *testing.T, cs *mcp.ClientSession, progress <-chan struct{}
 		}
 		done <- err
 	}()
-	select {
-	case <-progress:
-	case err := <-done:
-		t.Fatalf("pack ended before any progress: %v", err)
-	case <-time.After(time.Minute):
-		t.Fatal("no progress notification within a minute")
-	}
-	cancel()
-	select {
-	case err := <-done:
-		if !errors.Is(err, context.Canceled) {
-			t.Fatalf("pack after cancel: %v, want context.Canceled", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("pack still running 10s after its cancellation")
-	}
+	return done
 }
 
 // progressClient returns client options whose progress notifications
@@ -91,82 +96,138 @@ func progressClient() (*mcp.ClientOptions, <-chan struct{}) {
 	}}, ch
 }
 
-// TestCancelPack cancels a long pack over an in-memory transport. The
-// client's call ends at once with context.Canceled; on the server the
-// handler stops too, with the cancellation as its result, well before the
-// pack could have finished; the server still answers; and once the
-// session is closed none of its goroutines (the aggregate workers
-// included) is left.
+// gateCache is an aggregate.Cache that never has an entry and shuts from
+// its gateAt-th lookup on: every lookup from there waits until the test
+// opens it. A pack cannot finish while the gate is shut, so what it does
+// after the gate opens shows whether it stopped or ran on.
+type gateCache struct {
+	gets atomic.Int64
+	shut chan struct{} // closed at the first lookup that waits
+	open chan struct{} // closed by the test
+	once sync.Once
+}
+
+const gateAt = 20
+
+func newGateCache() *gateCache {
+	return &gateCache{shut: make(chan struct{}), open: make(chan struct{})}
+}
+
+func (c *gateCache) Get(string) ([]byte, bool) {
+	if c.gets.Add(1) >= gateAt {
+		c.once.Do(func() { close(c.shut) })
+		<-c.open
+	}
+	return nil, false
+}
+
+func (c *gateCache) Put(string, []byte) {}
+
+// ranOn fails the test when the pack looked up half the files left after
+// the gate opened at gets lookups: a pack that stops at its cancellation
+// finishes the few files its workers hold; one that runs on looks up every
+// file left.
+func (c *gateCache) ranOn(t *testing.T, gets int64, files int) {
+	t.Helper()
+	after := c.gets.Load() - gets
+	t.Logf("%d lookups before the gate opened, %d after, of %d files", gets, after, files)
+	if after >= (int64(files)-gets)/2 {
+		t.Errorf("the pack ran on after its cancellation: %d lookups after the gate opened", after)
+	}
+}
+
+// cancelled is receiving middleware that closes the channel when the
+// context of a tools/call handler is done: the server has seen the
+// cancellation.
+func cancelled() (mcp.Middleware, <-chan struct{}) {
+	ch := make(chan struct{})
+	var once sync.Once
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "tools/call" {
+				go func() {
+					<-ctx.Done()
+					once.Do(func() { close(ch) })
+				}()
+			}
+			return next(ctx, method, req)
+		}
+	}, ch
+}
+
+// results is receiving middleware that sends the result of each
+// tools/call handler on the channel.
+func results() (mcp.Middleware, <-chan *mcp.CallToolResult) {
+	ch := make(chan *mcp.CallToolResult, 4)
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			res, err := next(ctx, method, req)
+			if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
+				ch <- r
+			}
+			return res, err
+		}
+	}, ch
+}
+
+// TestCancelPack cancels a long pack over an in-memory transport, while
+// the pack waits at a shut cache: the client's call ends with
+// context.Canceled; on the server the handler stops too, with the
+// cancellation as its result, after a few more files instead of the 1,500
+// of the project; the server still answers; and once the session is
+// closed none of its goroutines (the aggregate workers included) is left.
 func TestCancelPack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: writes a tree of 1,500 files")
 	}
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	dir := bigTree(t, 1500, 30)
-	// the server side of each tools/call: when it ended and how
-	type end struct {
-		at  time.Time
-		res *mcp.CallToolResult
-	}
-	ends := make(chan end, 4)
-	mw := func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
-				ends <- end{time.Now(), r}
-			}
-			return res, err
-		}
-	}
-	opts, progress := progressClient()
-	cs := connect(t, dir, opts, mw)
+	const files = 1500
+	dir := bigTree(t, files, 30)
+	gate := newGateCache()
+	seen, seenCancel := cancelled()
+	record, ends := results()
+	cs := connectWith(t, mcpserver.Options{Dir: dir, Cache: gate}, nil, record, seen)
 
-	cancelled := time.Now()
-	packAndCancel(t, cs, progress)
-	select {
-	case e := <-ends:
-		text := strings.Join(texts(t, e.res), "\n")
-		if !e.res.IsError || !strings.Contains(text, "context canceled") {
-			t.Errorf("the server's pack ended with %q, not with the cancellation", text)
-		}
-		if took := e.at.Sub(cancelled); took > 2*time.Second {
-			t.Errorf("the server's pack ended %v after the cancellation", took)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the server's pack did not end within 10s of the cancellation")
+	ctx, cancel := context.WithCancel(context.Background())
+	done := startPack(ctx, cs)
+	testwait.Recv(t, gate.shut, "the pack at the gate")
+	cancel()
+	if err := testwait.Recv(t, done, "the pack's call after its cancellation"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("pack after cancel: %v, want context.Canceled", err)
 	}
+	testwait.Recv(t, seenCancel, "the server's handler seeing the cancellation")
+	gets := gate.gets.Load()
+	close(gate.open)
+	res := testwait.Recv(t, ends, "the server's pack after the cancellation")
+	if text := strings.Join(texts(t, res), "\n"); !res.IsError || !strings.Contains(text, "context canceled") {
+		t.Errorf("the server's pack ended with %q, not with the cancellation", text)
+	}
+	gate.ranOn(t, gets, files)
 
 	// the server still answers
-	res := call(t, cs, "stats", map[string]any{"paths": []string{"pkg00"}, "top": 1})
-	ok(t, "stats", res)
-	<-ends
+	ok(t, "stats", call(t, cs, "stats", map[string]any{"paths": []string{"pkg00"}, "top": 1}))
+	testwait.Recv(t, ends, "the stats call")
 	// close the session now, so that goleak sees every goroutine end
 	cs.Close()
 }
 
 // TestServeCancelsCalls ends Serve (its context cancelled, as SIGTERM
-// does in ctx mcp) while a long pack runs: the pack stops with the
-// cancellation as its result, and Serve returns promptly instead of
-// waiting for the pack to finish.
+// does in ctx mcp) while a long pack waits at a shut cache: the pack stops
+// with the cancellation as its result, after a few more files, and Serve
+// returns instead of waiting for the pack to finish.
 func TestServeCancelsCalls(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: writes a tree of 1,500 files")
 	}
-	dir := bigTree(t, 1500, 30)
-	srv, err := mcpserver.New(mcpserver.Options{Dir: dir})
+	const files = 1500
+	dir := bigTree(t, files, 30)
+	gate := newGateCache()
+	srv, err := mcpserver.New(mcpserver.Options{Dir: dir, Cache: gate})
 	if err != nil {
 		t.Fatal(err)
 	}
-	results := make(chan *mcp.CallToolResult, 1)
-	srv.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
-		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-			res, err := next(ctx, method, req)
-			if r, ok := res.(*mcp.CallToolResult); ok && err == nil {
-				results <- r
-			}
-			return res, err
-		}
-	})
+	record, ends := results()
+	srv.AddReceivingMiddleware(record)
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	defer inW.Close()
@@ -175,20 +236,8 @@ func TestServeCancelsCalls(t *testing.T) {
 	defer cancel()
 	done := make(chan error, 1)
 	go func() { done <- mcpserver.Serve(ctx, srv, inR, outW) }()
-	progress := make(chan struct{}, 1)
-	go func() {
-		// read every message, so that the server never blocks on its output
-		sc := bufio.NewScanner(outR)
-		sc.Buffer(nil, 64<<20)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), `"notifications/progress"`) {
-				select {
-				case progress <- struct{}{}:
-				default:
-				}
-			}
-		}
-	}()
+	// read every message, so that the server never blocks on its output
+	go io.Copy(io.Discard, outR)
 	go func() {
 		for _, msg := range []string{
 			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
@@ -198,27 +247,19 @@ func TestServeCancelsCalls(t *testing.T) {
 			inW.Write([]byte(msg + "\n"))
 		}
 	}()
-	select {
-	case <-progress:
-	case <-time.After(time.Minute):
-		t.Fatal("no progress notification within a minute")
-	}
+	testwait.Recv(t, gate.shut, "the pack at the gate")
 	cancel()
-	start := time.Now()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("Serve still running 30s after its context was cancelled")
+	// the handler's context ends with Serve's, in a goroutine of its own:
+	// the pack may look at a few more files before it sees it
+	gets := gate.gets.Load()
+	close(gate.open)
+	if err := testwait.Recv(t, done, "Serve after its context was cancelled"); err != nil {
+		t.Errorf("Serve: %v", err)
 	}
-	res := <-results
+	res := testwait.Recv(t, ends, "the pack's result")
 	if text := strings.Join(texts(t, res), "\n"); !res.IsError || !strings.Contains(text, "context canceled") {
 		t.Errorf("the pack ran on after Serve's context was cancelled: error %v, %.200q", res.IsError, text)
 	}
-	if took := time.Since(start); took > 2*time.Second {
-		t.Errorf("Serve returned %v after its context was cancelled", took)
-	}
+	gate.ranOn(t, gets, files)
 	outW.Close()
 }

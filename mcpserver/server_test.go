@@ -13,11 +13,12 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxaudit/ctx/mcpserver"
+
+	"github.com/ctxaudit/ctx/internal/testwait"
 )
 
 // tools lists the tools by name.
@@ -387,13 +388,8 @@ func TestServeEndsOnEOF(t *testing.T) {
 		t.Fatalf("no initialize result: %q, %v", line, err)
 	}
 	inW.Close()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("Serve still running 10s after its input closed")
+	if err := testwait.Recv(t, done, "Serve after its input closed"); err != nil {
+		t.Errorf("Serve: %v", err)
 	}
 }
 

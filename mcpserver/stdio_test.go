@@ -5,7 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,31 +18,80 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/ctxaudit/ctx/internal/testwait"
 )
 
-// mcpCommand is `ctx mcp -C dir`. A binary built with -race sleeps 1s
-// before it exits (GORACE atexit_sleep_ms), which the tests that time its
-// end turn off.
-func mcpCommand(t *testing.T, dir string) *exec.Cmd {
+// mcpCommand is `ctx mcp -C dir`, with a cache directory of its own,
+// whose entries (cacheEntries) show how many files a pack reached. A
+// binary built with -race sleeps 1s before it exits (GORACE
+// atexit_sleep_ms), which is turned off.
+func mcpCommand(t *testing.T, dir string) (*exec.Cmd, string) {
+	cache := filepath.Join(t.TempDir(), "cache")
 	cmd := exec.Command(ctxBinary(t), "mcp", "-C", dir)
-	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
-	return cmd
+	cmd.Env = append(os.Environ(), "GORACE="+strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"), "CTX_CACHE_DIR="+cache)
+	return cmd, cache
+}
+
+// cacheEntries counts the entries of a cache directory: a view of a file
+// is one, so a pack of n files that ran to its end leaves n or more.
+func cacheEntries(t *testing.T, cache string) int {
+	t.Helper()
+	n := 0
+	err := filepath.WalkDir(cache, func(p string, d fs.DirEntry, err error) error {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		if err == nil && d.Type().IsRegular() && !strings.HasPrefix(d.Name(), ".") && d.Name() != "size" {
+			n++
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// stoppedEarly fails the test when the pack of a project of files left
+// an entry in the cache for each: it ran to its end instead of stopping.
+func stoppedEarly(t *testing.T, cache string, files int) {
+	t.Helper()
+	n := cacheEntries(t, cache)
+	t.Logf("%d cache entries for %d files", n, files)
+	if n >= files {
+		t.Errorf("the pack ran to its end: %d cache entries for %d files", n, files)
+	}
 }
 
 // startCtx starts `ctx mcp -C dir` as a child process and connects to it
 // over its standard input and output.
-func startCtx(t *testing.T, dir string, opts *mcp.ClientOptions) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer) {
+// The transport ends the process with SIGTERM only after twice
+// testwait.Limit, so that a server that does not end when its input closes
+// fails closeSession instead.
+func startCtx(t *testing.T, dir string, opts *mcp.ClientOptions) (*mcp.ClientSession, *exec.Cmd, *bytes.Buffer, string) {
 	t.Helper()
-	cmd := mcpCommand(t, dir)
+	cmd, cache := mcpCommand(t, dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "ctx-test", Version: "1"}, opts).
-		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 10 * time.Second}, nil)
+		Connect(context.Background(), &mcp.CommandTransport{Command: cmd, TerminateDuration: 2 * testwait.Limit}, nil)
 	if err != nil {
 		t.Fatalf("ctx mcp: %v\n%s", err, stderr.Bytes())
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, cmd, &stderr
+	return cs, cmd, &stderr, cache
+}
+
+// closeSession closes the session, which closes the server's input: the
+// server must end by itself, not by the transport's SIGTERM.
+func closeSession(t *testing.T, cs *mcp.ClientSession) {
+	t.Helper()
+	done := make(chan error, 1)
+	go func() { done <- cs.Close() }()
+	if err := testwait.Recv(t, done, "ctx mcp after its input closed"); err != nil {
+		t.Errorf("close: %v", err)
+	}
 }
 
 // TestStdio drives a real `ctx mcp` process: initialize, list the tools,
@@ -49,7 +100,7 @@ func startCtx(t *testing.T, dir string, opts *mcp.ClientOptions) (*mcp.ClientSes
 func TestStdio(t *testing.T) {
 	dir := project(t)
 	runCtx(t, "manifest", "--relative", "-o", filepath.Join(dir, "ctx.manifest.json"), "-C", dir)
-	cs, cmd, stderr := startCtx(t, dir, nil)
+	cs, cmd, stderr, _ := startCtx(t, dir, nil)
 	if info := cs.InitializeResult().ServerInfo; info.Name != "ctx" {
 		t.Errorf("server %+v", info)
 	}
@@ -104,15 +155,8 @@ func TestStdio(t *testing.T) {
 		t.Error("ctx://manifest over stdio differs from ctx manifest")
 	}
 
-	// closing stdin ends the server at once (Close would otherwise wait
-	// 10s, then send SIGTERM)
-	start := time.Now()
-	if err := cs.Close(); err != nil {
-		t.Errorf("close: %v", err)
-	}
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("ctx mcp took %v to end after its input closed", took)
-	}
+	// closing stdin ends the server
+	closeSession(t, cs)
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
 		t.Errorf("ctx mcp ended with %v", cmd.ProcessState)
 	}
@@ -124,24 +168,21 @@ func TestStdio(t *testing.T) {
 // TestStdioCancel cancels a long pack in a real `ctx mcp` process: the
 // call ends with context.Canceled and the server goes on answering. The
 // client's call ends at once whatever the server does; that the server
-// stopped the pack shows when its input closes: it waits for the calls
-// still running before it exits, and it exits at once.
+// stopped the pack shows once its input closes: it waits for the calls
+// still running before it exits, and its cache holds the views of a few
+// files, not of all 3,000.
 func TestStdioCancel(t *testing.T) {
 	if testing.Short() {
 		t.Skip("skipped with -short: writes a tree of 3,000 files")
 	}
-	dir := bigTree(t, 3000, 30)
+	const files = 3000
+	dir := bigTree(t, files, 30)
 	opts, progress := progressClient()
-	cs, cmd, _ := startCtx(t, dir, opts)
+	cs, cmd, _, cache := startCtx(t, dir, opts)
 	packAndCancel(t, cs, progress)
 	ok(t, "stats", call(t, cs, "stats", map[string]any{"paths": []string{"pkg00"}, "top": 1}))
-	start := time.Now()
-	if err := cs.Close(); err != nil {
-		t.Errorf("close: %v", err)
-	}
-	if took := time.Since(start); took > time.Second {
-		t.Errorf("ctx mcp took %v to exit after its input closed: the cancelled pack ran on", took)
-	}
+	closeSession(t, cs)
+	stoppedEarly(t, cache, files)
 	if cmd.ProcessState == nil || cmd.ProcessState.ExitCode() != 0 {
 		t.Errorf("ctx mcp ended with %v", cmd.ProcessState)
 	}
@@ -150,7 +191,7 @@ func TestStdioCancel(t *testing.T) {
 // TestStdioSignal ends `ctx mcp` with SIGTERM while its input is open: it
 // exits 0, at once.
 func TestStdioSignal(t *testing.T) {
-	signalServer(t, project(t), "")
+	signalServer(t, project(t), "", 0)
 }
 
 // TestStdioSignalDuringCall sends SIGTERM to `ctx mcp` while a long pack
@@ -162,15 +203,18 @@ func TestStdioSignalDuringCall(t *testing.T) {
 	}
 	// no progress token: a notification that fails to go out after the
 	// signal would end the call anyway
-	signalServer(t, bigTree(t, 3000, 30), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pack","arguments":{"view":"skeleton","max_tokens":0}}}`)
+	const files = 3000
+	signalServer(t, bigTree(t, files, 30), `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pack","arguments":{"view":"skeleton","max_tokens":0}}}`, files)
 }
 
 // signalServer starts `ctx mcp -C dir`, initializes it, sends call (if
-// any) and gives it 300ms to start, then sends SIGTERM and checks that
-// the server exits 0 within a second, with nothing on stderr.
-func signalServer(t *testing.T, dir, call string) {
+// any) and waits for its first cache entry (the pack of a project of
+// files is under way), then sends SIGTERM and checks that the server exits
+// 0, with nothing on stderr, and (for a call) before the pack could have
+// reached every file.
+func signalServer(t *testing.T, dir, call string, files int) {
 	t.Helper()
-	cmd := mcpCommand(t, dir)
+	cmd, cache := mcpCommand(t, dir)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	stdin, err := cmd.StdinPipe()
@@ -198,29 +242,20 @@ func signalServer(t *testing.T, dir, call string) {
 		if _, err := stdin.Write([]byte(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" + call + "\n")); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(300 * time.Millisecond)
+		testwait.Until(t, "the first cache entry of the pack", func() bool { return cacheEntries(t, cache) > 0 })
 	}
 	go io.Copy(io.Discard, out)
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	start := time.Now()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("ctx mcp after SIGTERM: %v (stderr %q)", err, stderr.String())
-		}
-		if took := time.Since(start); took > time.Second {
-			t.Errorf("ctx mcp took %v to end after SIGTERM", took)
-		}
-		if stderr.Len() > 0 {
-			t.Errorf("ctx mcp wrote to stderr: %s", stderr.Bytes())
-		}
-	case <-time.After(10 * time.Second):
-		cmd.Process.Kill()
-		t.Fatal("ctx mcp still running 10s after SIGTERM")
+	if err := testwait.Wait(t, cmd, "ctx mcp after SIGTERM"); err != nil {
+		t.Errorf("ctx mcp after SIGTERM: %v (stderr %q)", err, stderr.String())
+	}
+	if stderr.Len() > 0 {
+		t.Errorf("ctx mcp wrote to stderr: %s", stderr.Bytes())
+	}
+	if call != "" {
+		stoppedEarly(t, cache, files)
 	}
 }
 

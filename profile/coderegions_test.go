@@ -5,7 +5,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 // slowCodeRegions is findCodeRegions written as the regular expression
@@ -52,19 +51,29 @@ func TestGeminiCodeRegionsIsTheRegex(t *testing.T) {
 	}
 }
 
-// Hostile files stay fast: a long run of backticks, many runs that never
-// close.
+// Hostile files stay linear: a long run of backticks, many runs that never
+// close. Twice the file takes about twice the steps, and twice the
+// allocations.
 func TestGeminiImportsLinear(t *testing.T) {
-	for _, s := range []string{
-		strings.Repeat("`", 400000),
-		strings.Repeat("` ", 200000),
-		strings.Repeat("``` `` ", 50000),
-		strings.Repeat("`a@x.md ", 50000),
+	for name, input := range map[string]func(k int) string{
+		"one run":  func(k int) string { return strings.Repeat("`", 4*k) },
+		"singles":  func(k int) string { return strings.Repeat("` ", 2*k) },
+		"mixed":    func(k int) string { return strings.Repeat("``` `` ", k/2) },
+		"unclosed": func(k int) string { return strings.Repeat("`a@x.md ", k/2) },
+		"ascending": func(k int) string {
+			var b strings.Builder
+			for i := 1; b.Len() < 4*k; i++ {
+				b.WriteString(strings.Repeat("`", i%500+1) + " x ")
+			}
+			return b.String()
+		},
 	} {
-		start := time.Now()
-		geminiImports([]byte(s))
-		if took := time.Since(start); took > 2*time.Second {
-			t.Errorf("%d bytes took %v", len(s), took)
+		_, s1 := geminiCodeRegionsSteps(input(50000))
+		_, s2 := geminiCodeRegionsSteps(input(100000))
+		t.Logf("%s: steps %d → %d (×%.2f)", name, s1, s2, float64(s2)/float64(s1))
+		if float64(s2) > 2.6*float64(s1) {
+			t.Errorf("%s: twice the input took %.2f× the steps (%d → %d)", name, float64(s2)/float64(s1), s1, s2)
 		}
+		linearAllocs(t, name, 50000, input, func(b []byte) { geminiImports(b) })
 	}
 }

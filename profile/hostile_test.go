@@ -1,74 +1,76 @@
 package profile
 
 import (
-	"reflect"
+	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
-// Hostile memory files are read in about linear time: the Markdown parser
-// only within its bounds, the line reader beyond them.
+// allocated returns the bytes fn allocates on the Go heap.
+func allocated(fn func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	fn()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
+}
+
+// linearAllocs fails the test unless input(2k) allocates at most about
+// twice what input(k) does in fn.
+func linearAllocs(t *testing.T, name string, k int, input func(k int) string, fn func([]byte)) {
+	t.Helper()
+	small, large := []byte(input(k)), []byte(input(2*k))
+	a1 := allocated(func() { fn(small) })
+	a2 := allocated(func() { fn(large) })
+	t.Logf("%s: %d → %d bytes in, %d → %d KiB allocated (×%.2f)", name, len(small), len(large), a1>>10, a2>>10, float64(a2)/float64(a1))
+	if float64(a2) > 2.6*float64(a1) {
+		t.Errorf("%s: twice the input allocated %.2f× the bytes (%d → %d)", name, float64(a2)/float64(a1), a1, a2)
+	}
+}
+
+// hostile are memory files that Markdown parsers read in time that grows
+// faster than the text, each of about k units.
+var hostile = map[string]func(k int) string{
+	"quotes": func(k int) string { return strings.Repeat(">", 3*k) + " @x.md\n" },
+	"dashes": func(k int) string { return strings.Repeat("- ", 3*k) + "@x.md\n" },
+	"links":  func(k int) string { return strings.Repeat("[a](", k) + "\n" },
+	"nested": func(k int) string {
+		var b strings.Builder
+		for i := 0; i < k/30; i++ {
+			b.WriteString(strings.Repeat("  ", i%600) + "- item @x.md\n")
+		}
+		return b.String()
+	},
+	"big":      func(k int) string { return strings.Repeat("Some prose with `code` and @docs/x.md in it.\n", k) },
+	"backtick": func(k int) string { return strings.Repeat("`", 3*k) },
+}
+
+// Hostile memory files never reach the Markdown parser, and the line
+// reader that reads them instead grows linearly: twice the file, about
+// twice the allocations.
 func TestClaudeImportsHostileLinear(t *testing.T) {
-	var nested strings.Builder
-	for i := 0; i < 3000; i++ {
-		nested.WriteString(strings.Repeat("  ", i%600) + "- item @x.md\n")
-	}
-	for name, s := range map[string]string{
-		"quotes":   strings.Repeat(">", 300000) + " @x.md\n",
-		"dashes":   strings.Repeat("- ", 300000) + "@x.md\n",
-		"links":    strings.Repeat("[a](", 100000) + "\n",
-		"nested":   nested.String(),
-		"big":      strings.Repeat("Some prose with `code` and @docs/x.md in it.\n", 100000),
-		"backtick": strings.Repeat("`", 300000),
-	} {
-		start := time.Now()
-		claudeImports([]byte(s))
-		if took := time.Since(start); took > 3*time.Second {
-			t.Errorf("%s: %d bytes took %v", name, len(s), took)
+	for name, input := range hostile {
+		if withinParserBounds([]byte(input(100000))) {
+			t.Errorf("%s: within the parser's bounds", name)
 		}
+		linearAllocs(t, name, 100000, input, func(b []byte) { claudeImports(b) })
 	}
 }
 
-func TestWithoutCodeLinear(t *testing.T) {
-	for _, c := range []struct {
-		in   string
-		want []string // imports found
-	}{
-		{"see @a.md\n", []string{"a.md"}},
-		{"```\n@in-fence.md\n```\n@after.md\n", []string{"after.md"}},
-		{"~~~~md\n@x.md\n~~~\n@still-in.md\n~~~~\n@out.md\n", []string{"out.md"}},
-		{"> ```\n> @quoted-fence.md\n> ```\n> @quoted.md\n", []string{"quoted.md"}},
-		{"a `code @no.md` b @yes.md\n", []string{"yes.md"}},
-		{"a `span that\nruns @no.md over` b @yes.md\n", []string{"yes.md"}},
-		{"a `unclosed @yes.md\n\nnew `para` @also.md\n", []string{"yes.md", "also.md"}},
-		{"``a ` @no.md``\n", nil},
-	} {
-		var got []string
-		for _, line := range strings.Split(string(withoutCodeLinear([]byte(c.in))), "\n") {
-			for _, m := range claudeRef.FindAllStringSubmatch(line, -1) {
-				got = append(got, m[1])
-			}
-		}
-		if !reflect.DeepEqual(got, c.want) {
-			t.Errorf("%q: imports %q, want %q", c.in, got, c.want)
-		}
-		if len(withoutCodeLinear([]byte(c.in))) != len(c.in) {
-			t.Errorf("%q: the length changed", c.in)
-		}
+// Within its bounds the parser grows linearly too: files at the edge of
+// each bound, at two sizes.
+func TestClaudeImportsParserLinear(t *testing.T) {
+	edge := map[string]func(k int) string{
+		"quotes":   func(k int) string { return strings.Repeat(strings.Repeat(">", parserMaxQuotes)+" q @x.md\n", k) },
+		"indent":   func(k int) string { return strings.Repeat(strings.Repeat(" ", parserMaxIndent)+"- i @x.md\n", k) },
+		"brackets": func(k int) string { return strings.Repeat(strings.Repeat("[a](", parserMaxBracket)+"\n", k) },
+		"prose":    func(k int) string { return strings.Repeat("Some prose with `code` and @docs/x.md in it.\n", k) },
 	}
-}
-
-// Within the bounds the parser reads the file; a hostile line sends the
-// whole file to the line reader.
-func TestParserBounds(t *testing.T) {
-	if !withinParserBounds([]byte("# Rules\n\n> quoted\n  - nested\n")) {
-		t.Error("an ordinary file is out of bounds")
-	}
-	for _, s := range []string{strings.Repeat(">", 40), strings.Repeat(" ", 200) + "x", strings.Repeat("[", 100),
-		strings.Repeat("a\n", parserMaxBytes)} {
-		if withinParserBounds([]byte(s)) {
-			t.Errorf("%.20q… is within bounds", s)
+	for name, input := range edge {
+		k := parserMaxBytes / 600
+		if b := []byte(input(2 * k)); !withinParserBounds(b) {
+			t.Fatalf("%s: %d bytes outside the parser's bounds", name, len(b))
 		}
+		linearAllocs(t, name, k, input, func(b []byte) { claudeImports(b) })
 	}
 }

@@ -408,8 +408,17 @@ func geminiSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c =
 // runs in time about linear in len(s): the next run of at least n
 // backticks is found in a tree of the runs' lengths.
 func geminiCodeRegions(s string) [][2]int {
+	regions, _ := geminiCodeRegionsSteps(s)
+	return regions
+}
+
+// geminiCodeRegionsSteps is geminiCodeRegions, and the steps it took: one
+// for each character it looked at, each length it tried and each node of
+// the tree it visited (a measure of its growth).
+func geminiCodeRegionsSteps(s string) (regions [][2]int, steps int) {
 	var runs [][2]int // start, length
 	for i := 0; i < len(s); {
+		steps++
 		if s[i] != '`' {
 			i++
 			continue
@@ -417,19 +426,22 @@ func geminiCodeRegions(s string) [][2]int {
 		j := i
 		for j < len(s) && s[j] == '`' {
 			j++
+			steps++
 		}
 		runs = append(runs, [2]int{i, j - i})
 		i = j
 	}
 	if len(runs) == 0 {
-		return nil
+		return nil, steps
 	}
 	t := newMaxTree(runs)
 	var out [][2]int
 	r := 0 // the run holding or after i
 	for i := 0; i < len(s); {
+		steps++
 		for r < len(runs) && runs[r][0]+runs[r][1] <= i {
 			r++
+			steps++
 		}
 		if r == len(runs) {
 			break
@@ -440,6 +452,7 @@ func geminiCodeRegions(s string) [][2]int {
 		runEnd := runs[r][0] + runs[r][1]
 		end := -1
 		for n := runEnd - i; n >= 1 && end < 0; n-- {
+			steps++
 			if runEnd-(i+n) >= n {
 				end = i + 2*n // closed inside the same run
 			} else if k := t.first(r+1, n); k >= 0 {
@@ -453,14 +466,15 @@ func geminiCodeRegions(s string) [][2]int {
 		out = append(out, [2]int{i, end})
 		i = end
 	}
-	return out
+	return out, steps + t.visits
 }
 
 // maxTree answers "the first run at or after index j that is at least n
 // backticks long" in logarithmic time.
 type maxTree struct {
-	size int
-	max  []int
+	size   int
+	max    []int
+	visits int // nodes visited by find, the steps of its searches
 }
 
 func newMaxTree(runs [][2]int) *maxTree {
@@ -487,6 +501,7 @@ func (t *maxTree) first(j, n int) int {
 }
 
 func (t *maxTree) find(node, lo, hi, j, n int) int {
+	t.visits++
 	if hi <= j || t.max[node] < n {
 		return -1
 	}

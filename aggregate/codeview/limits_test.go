@@ -9,7 +9,6 @@ import (
 	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 // nestedNamespaces is about size bytes of C++ namespaces nested in each
@@ -19,6 +18,87 @@ func nestedNamespaces(size int) []byte {
 	const open, close = "namespace n {\nint f();\n", "}\n"
 	n := size / (len(open) + len(close))
 	return []byte(strings.Repeat(open, n) + strings.Repeat(close, n))
+}
+
+// deepViews are the views of deeply nested C++: each runs on the file f
+// when it is given (to count the steps of its tree), else on src alone.
+var deepViews = []struct {
+	name string
+	run  func(ctx context.Context, f *File, src []byte) (string, error)
+}{
+	{"outline", func(ctx context.Context, f *File, src []byte) (string, error) {
+		if f != nil {
+			return f.Outline(ctx)
+		}
+		return Outline(ctx, CPP, src)
+	}},
+	{"skeleton", func(ctx context.Context, f *File, src []byte) (string, error) {
+		if f != nil {
+			return f.Skeleton(ctx)
+		}
+		return Skeleton(ctx, CPP, src)
+	}},
+	{"mask", func(ctx context.Context, f *File, src []byte) (string, error) {
+		mask := map[string]MaskMode{"n": MaskSig, "n::n::n": MaskSig, "n::f": MaskDef}
+		if f != nil {
+			return f.Mask(ctx, mask)
+		}
+		return Mask(ctx, CPP, src, mask)
+	}},
+	{"summary", func(ctx context.Context, f *File, src []byte) (string, error) {
+		if f != nil {
+			return f.Summary(ctx, "deep.cpp"), nil
+		}
+		return Summary(ctx, "deep.cpp", src), nil
+	}},
+}
+
+// treeSteps parses src as lang, runs view on the file and returns the
+// steps the view took in the tree (treesitter.Tree.Steps) and the bytes it
+// allocated.
+func treeSteps(t *testing.T, lang Language, src []byte, view func(*File) (string, error)) (steps int64, alloc uint64) {
+	t.Helper()
+	f, err := Parse(context.Background(), lang, src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	before := f.p.tree.Steps()
+	alloc = allocated(func() {
+		if _, err = view(f); err != nil && !errors.Is(err, ErrTruncated) {
+			t.Fatal(err)
+		}
+	})
+	return f.p.tree.Steps() - before, alloc
+}
+
+// linear fails the test unless twice the input took at most about twice
+// the steps and the allocations of the input.
+func linear(t *testing.T, what string, small, large func() (int64, uint64)) {
+	t.Helper()
+	s1, a1 := small()
+	s2, a2 := large()
+	t.Logf("%s: steps %d → %d (×%.2f), allocated %d → %d KiB (×%.2f)", what, s1, s2, float64(s2)/float64(s1), a1>>10, a2>>10, float64(a2)/float64(a1))
+	if s1 > 0 && float64(s2) > 2.6*float64(s1) {
+		t.Errorf("%s: twice the input took %.2f× the steps (%d → %d)", what, float64(s2)/float64(s1), s1, s2)
+	}
+	if a1 > 64<<10 && float64(a2) > 2.6*float64(a1) {
+		t.Errorf("%s: twice the input allocated %.2f× the bytes (%d → %d)", what, float64(a2)/float64(a1), a1, a2)
+	}
+}
+
+// Every view of deeply nested C++ grows linearly with the input: the
+// outline once grew with the square of the depth.
+func TestDeepNestingLinear(t *testing.T) {
+	ctx := context.Background()
+	for _, view := range deepViews {
+		run := func(size int) func() (int64, uint64) {
+			return func() (int64, uint64) {
+				return treeSteps(t, CPP, nestedNamespaces(size), func(f *File) (string, error) { return view.run(ctx, f, nil) })
+			}
+		}
+		linear(t, view.name, run(140<<10), run(280<<10))
+	}
 }
 
 // allocated returns the bytes fn allocates on the Go heap.
@@ -34,35 +114,20 @@ func TestDeepNestingIsCapped(t *testing.T) {
 	ctx := context.Background()
 	src := nestedNamespaces(560 << 10)
 	limit := MaxOutputBytes(len(src))
-	for _, view := range []struct {
-		name string
-		run  func() (string, error)
-	}{
-		{"outline", func() (string, error) { return Outline(ctx, CPP, src) }},
-		{"skeleton", func() (string, error) { return Skeleton(ctx, CPP, src) }},
-		{"mask", func() (string, error) {
-			return Mask(ctx, CPP, src, map[string]MaskMode{"n": MaskSig, "n::n::n": MaskSig, "n::f": MaskDef})
-		}},
-		{"summary", func() (string, error) { return Summary(ctx, "deep.cpp", src), nil }},
-	} {
+	for _, view := range deepViews {
 		t.Run(view.name, func(t *testing.T) {
 			var out string
 			var err error
-			start := time.Now()
-			alloc := allocated(func() { out, err = view.run() })
-			took := time.Since(start)
+			alloc := allocated(func() { out, err = view.run(ctx, nil, src) })
 			if err != nil && !errors.Is(err, ErrTruncated) {
 				t.Fatal(err)
 			}
-			t.Logf("%d bytes in, %d out, %v, %d MiB allocated", len(src), len(out), took, alloc>>20)
+			t.Logf("%d bytes in, %d out, %d MiB allocated", len(src), len(out), alloc>>20)
 			if len(out) > limit+200 {
 				t.Errorf("%d bytes of output, over the limit %d", len(out), limit)
 			}
 			if alloc > 256<<20 {
 				t.Errorf("allocated %d MiB", alloc>>20)
-			}
-			if took > 20*time.Second {
-				t.Errorf("took %v", took)
 			}
 		})
 	}
@@ -229,35 +294,42 @@ func sampleFiles() (map[string][]byte, error) {
 
 // The skeleton of deeply nested blocks stays linear: it walked the syntax
 // tree asking each node's parent (which tree-sitter finds from the root),
-// and 40 KB of nested JavaScript braces took 22 s.
+// and 40 KB of nested JavaScript braces took 22 s. Twice the depth takes
+// twice the steps in the tree.
 func TestSkeletonDeepBlocksLinear(t *testing.T) {
 	ctx := context.Background()
-	const n = 20000
-	var ts strings.Builder
-	for i := range n {
-		fmt.Fprintf(&ts, "namespace a%d {\n", i)
+	namespaces := func(n int) []byte {
+		var ts strings.Builder
+		for i := range n {
+			fmt.Fprintf(&ts, "namespace a%d {\n", i)
+		}
+		ts.WriteString(strings.Repeat("}\n", n))
+		return []byte(ts.String())
 	}
-	ts.WriteString(strings.Repeat("}\n", n))
 	for _, c := range []struct {
 		lang Language
-		src  []byte
+		src  func(n int) []byte
+		n    int
 	}{
-		{JavaScript, []byte(strings.Repeat("{", n) + strings.Repeat("}", n))},
-		{TypeScript, []byte(ts.String())},
-		{Rust, []byte(strings.Repeat("mod m {\n", 5000) + strings.Repeat("}\n", 5000))},
+		{JavaScript, func(n int) []byte { return []byte(strings.Repeat("{", n) + strings.Repeat("}", n)) }, 10000},
+		{TypeScript, namespaces, 10000},
+		{Rust, func(n int) []byte { return []byte(strings.Repeat("mod m {\n", n) + strings.Repeat("}\n", n)) }, 2500},
 	} {
-		start := time.Now()
-		out, err := Skeleton(ctx, c.lang, c.src)
-		took := time.Since(start)
-		if err != nil && !errors.Is(err, ErrTruncated) {
-			t.Fatal(err)
+		for _, n := range []int{c.n, 2 * c.n} {
+			src := c.src(n)
+			out, err := Skeleton(ctx, c.lang, src)
+			if err != nil && !errors.Is(err, ErrTruncated) {
+				t.Fatal(err)
+			}
+			if len(out) > MaxOutputBytes(len(src))+200 {
+				t.Errorf("%s: %d bytes of output", c.lang, len(out))
+			}
 		}
-		if took > 5*time.Second {
-			t.Errorf("%s: %d bytes took %v", c.lang, len(c.src), took)
+		run := func(n int) func() (int64, uint64) {
+			return func() (int64, uint64) {
+				return treeSteps(t, c.lang, c.src(n), func(f *File) (string, error) { return f.Skeleton(ctx) })
+			}
 		}
-		if len(out) > MaxOutputBytes(len(c.src))+200 {
-			t.Errorf("%s: %d bytes of output", c.lang, len(out))
-		}
-		t.Logf("%s: %d bytes in %v, %v", c.lang, len(c.src), took, err)
+		linear(t, string(c.lang), run(c.n), run(2*c.n))
 	}
 }

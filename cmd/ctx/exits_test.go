@@ -10,11 +10,13 @@ import (
 	"time"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/ctxaudit/ctx/internal/testwait"
 )
 
 // stepTimeout bounds one step run by exits: a command that takes longer
 // hangs.
-const stepTimeout = 30 * time.Second
+const stepTimeout = testwait.Limit
 
 // exitsEnv are the variables of the script that exits passes on.
 var exitsEnv = []string{"PATH", "HOME", "XDG_CONFIG_HOME", "AGENTS_GLOBAL_MD", "TMPDIR", "WORK", "SYSTEMROOT"}

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/ctxaudit/ctx/internal/testwait"
 )
 
 // TestMCPExitCodes: errors before serving exit 2 and write nothing to
@@ -55,18 +56,14 @@ func TestMCPServesStreams(t *testing.T) {
 		t.Fatal(err)
 	}
 	// close the input once both answers are out
-	deadline := time.Now().Add(10 * time.Second)
-	for !strings.Contains(stdout.String(), `"id":2`) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no tools/list answer within 10s: %s", stdout.String())
-		}
+	testwait.Until(t, "the tools/list answer", func() bool {
 		select {
 		case code := <-done:
 			t.Fatalf("ctx mcp ended early (exit %d): %s %s", code, stdout.String(), stderr.String())
 		default:
 		}
-		waitABit()
-	}
+		return strings.Contains(stdout.String(), `"id":2`)
+	})
 	w.Close()
 	if code := <-done; code != exitOK || stderr.Len() > 0 {
 		t.Errorf("exit %d, stderr %q", code, stderr.String())
@@ -95,5 +92,3 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
-
-func waitABit() { time.Sleep(10 * time.Millisecond) }

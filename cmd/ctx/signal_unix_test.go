@@ -14,6 +14,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/ctxaudit/ctx/internal/testwait"
 )
 
 // ctxBinary is the ctx program that testscript.Main put on PATH: this test
@@ -50,28 +52,11 @@ func temps(t *testing.T, dir string) []string {
 	return m
 }
 
-// waitExit waits for cmd, at most limit, and returns its exit code (-1 for
-// a signal's default action).
-func waitExit(t *testing.T, cmd *exec.Cmd, limit time.Duration) int {
+// waitExit waits for cmd and returns its exit code (-1 for a signal's
+// default action); a process still running after testwait.Limit hangs.
+func waitExit(t *testing.T, cmd *exec.Cmd) int {
 	t.Helper()
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
-	select {
-	case err := <-done:
-		var ee *exec.ExitError
-		switch {
-		case err == nil:
-			return 0
-		case errors.As(err, &ee):
-			return ee.ExitCode()
-		}
-		t.Fatal(err)
-	case <-time.After(limit):
-		cmd.Process.Kill()
-		<-done
-		t.Fatalf("ctx did not exit within %v of the signal", limit)
-	}
-	return 0
+	return testwait.ExitCode(t, testwait.Wait(t, cmd, "ctx after the signal"))
 }
 
 // A signal sent while ctx writes a big output (-o, or the numbered file
@@ -149,7 +134,7 @@ func TestSignalDuringWrite(t *testing.T) {
 					time.Sleep(100 * time.Microsecond)
 				}
 				if !seen {
-					code := waitExit(t, cmd, 30*time.Second)
+					code := waitExit(t, cmd)
 					if attempt < 5 && code == 0 {
 						t.Logf("attempt %d: the write ended before its temporary file was seen", attempt)
 						continue
@@ -158,9 +143,8 @@ func TestSignalDuringWrite(t *testing.T) {
 				}
 				cmd.Process.Signal(c.sig)
 				cmd.Process.Signal(syscall.SIGCONT)
-				start := time.Now()
-				code := waitExit(t, cmd, 10*time.Second)
-				t.Logf("exit %d %v after the signal; stderr: %s", code, time.Since(start).Round(time.Millisecond), strings.TrimSpace(stderr.String()))
+				code := waitExit(t, cmd)
+				t.Logf("exit %d; stderr: %s", code, strings.TrimSpace(stderr.String()))
 				if code != c.code {
 					t.Errorf("exit %d, want %d", code, c.code)
 				}
@@ -199,11 +183,18 @@ func TestSignalWhileBlockedOnStdin(t *testing.T) {
 		t.Fatal(err)
 	}
 	pr.Close()
-	time.Sleep(300 * time.Millisecond) // blocked in the read by now
-	start := time.Now()
+	testwait.Until(t, "ctx blocked reading its standard input", func() bool {
+		reading, known := testwait.ReadingFD(cmd.Process.Pid, 0)
+		if !known {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Skip("the kernel does not show where a process is blocked")
+		}
+		return reading
+	})
 	cmd.Process.Signal(syscall.SIGTERM)
-	code := waitExit(t, cmd, interruptGrace+10*time.Second)
+	code := waitExit(t, cmd)
 	if code != 143 || !strings.Contains(stderr.String(), "ctx: error: interrupted (terminated)") {
-		t.Errorf("exit %d after %v: %s", code, time.Since(start), stderr.String())
+		t.Errorf("exit %d: %s", code, stderr.String())
 	}
 }

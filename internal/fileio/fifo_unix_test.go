@@ -4,13 +4,15 @@ package fileio
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/ctxaudit/ctx/internal/testwait"
 )
 
 func mkfifo(t *testing.T, p string) {
@@ -42,13 +44,8 @@ func TestReadFIFO(t *testing.T) {
 	} {
 		done := make(chan error, 1)
 		go func() { done <- read() }()
-		select {
-		case err := <-done:
-			if !errors.Is(err, ErrNotRegular) || Describe(err) != "not a regular file" {
-				t.Errorf("%s: %v, want ErrNotRegular", name, err)
-			}
-		case <-time.After(5 * time.Second):
-			t.Fatalf("%s: reading a FIFO hangs", name)
+		if err := testwait.Recv(t, done, name+": reading a FIFO"); !errors.Is(err, ErrNotRegular) || Describe(err) != "not a regular file" {
+			t.Errorf("%s: %v, want ErrNotRegular", name, err)
 		}
 	}
 	if _, _, err := Read("/dev/null", 0); !errors.Is(err, ErrNotRegular) {
@@ -82,7 +79,6 @@ func TestReadSwapRace(t *testing.T) {
 		}
 	}()
 	defer func() { stop.Store(true); wg.Wait() }()
-	deadline := time.Now().Add(20 * time.Second)
 	var files, fifos int
 	for i := 0; i < 1500; i++ {
 		done := make(chan error, 1)
@@ -93,18 +89,13 @@ func TestReadSwapRace(t *testing.T) {
 			}
 			done <- err
 		}()
-		select {
-		case err := <-done:
-			switch {
-			case err == nil:
-				files++
-			case errors.Is(err, ErrNotRegular):
-				fifos++
-			default:
-				t.Fatalf("read %d: %v", i, err)
-			}
-		case <-time.After(time.Until(deadline)):
-			t.Fatalf("read %d hangs (%d files and %d FIFOs read before)", i, files, fifos)
+		switch err := testwait.Recv(t, done, fmt.Sprintf("read %d (%d files and %d FIFOs read before)", i, files, fifos)); {
+		case err == nil:
+			files++
+		case errors.Is(err, ErrNotRegular):
+			fifos++
+		default:
+			t.Fatalf("read %d: %v", i, err)
 		}
 	}
 	t.Logf("%d reads of the file, %d of the FIFO", files, fifos)

@@ -2,9 +2,9 @@ package table
 
 import (
 	"bytes"
+	"runtime"
 	"strings"
 	"testing"
-	"time"
 )
 
 func TestCutMiddle(t *testing.T) {
@@ -72,14 +72,28 @@ func TestWrapText(t *testing.T) {
 }
 
 // A word of megabytes (an import path in a finding's message, say) is
-// broken in time linear in its length, into lines no wider than w.
+// broken into lines no wider than w, in work linear in its length: twice
+// the word, about twice the allocations.
 func TestWrapTextLongWord(t *testing.T) {
 	word := strings.Repeat("a/", 1<<20)
-	start := time.Now()
-	got := WrapText("import "+word, 40)
-	if took := time.Since(start); took > 5*time.Second {
-		t.Errorf("took %v", took)
+	allocs := func(w string) float64 {
+		return testing.AllocsPerRun(1, func() { WrapText("import "+w, 40) })
 	}
+	bytesOf := func(w string) uint64 {
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		WrapText("import "+w, 40)
+		runtime.ReadMemStats(&m1)
+		return m1.TotalAlloc - m0.TotalAlloc
+	}
+	half := word[:len(word)/2]
+	if a1, a2 := allocs(half), allocs(word); a2 > 2.6*a1 {
+		t.Errorf("twice the word: %.0f → %.0f allocations", a1, a2)
+	}
+	if b1, b2 := bytesOf(half), bytesOf(word); float64(b2) > 2.6*float64(b1) {
+		t.Errorf("twice the word: %d → %d bytes allocated", b1, b2)
+	}
+	got := WrapText("import "+word, 40)
 	lines := strings.Split(got, "\n")
 	if lines[0] != "import" || strings.Join(lines[1:], "") != word {
 		t.Fatalf("the word is not kept whole: %d lines", len(lines))

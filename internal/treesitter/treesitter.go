@@ -128,12 +128,23 @@ func Parse(ctx context.Context, g Grammar, src []byte) (*Tree, error) {
 // Tree is a parsed syntax tree. It is not safe for concurrent use.
 type Tree struct {
 	t *sitter.Tree
+	// steps counts the work of the node methods (see [Tree.Steps])
+	steps int64
 }
 
 // Root returns the root node of the tree.
 func (t *Tree) Root() Node {
-	return Node{n: t.t.RootNode()}
+	t.steps++
+	return Node{n: t.t.RootNode(), tree: t}
 }
+
+// Steps is the work the methods of the tree's nodes have done so far: one
+// step for each node a method reaches, and for a method that tree-sitter
+// answers by descending from the root (Parent, NextSibling, PrevSibling) one
+// per level of the node's depth. It is a measure of growth that a busy
+// machine does not change: a walk that is linear in the tree takes steps
+// linear in its size.
+func (t *Tree) Steps() int64 { return t.steps }
 
 // Close frees the tree. It is safe to call more than once.
 func (t *Tree) Close() {
@@ -150,6 +161,28 @@ type Node struct {
 	// live is set for a node known to be present (one a cursor stands
 	// on), which saves asking the binding, a call into C, on every use
 	live bool
+	// tree counts the steps; depth is the node's depth below the root
+	tree  *Tree
+	depth int
+}
+
+// step adds k steps to the node's tree.
+func (n Node) step(k int) {
+	if n.tree != nil {
+		n.tree.steps += int64(k)
+	}
+}
+
+// child is c, a child of n, with n's tree and the depth below it.
+func (n Node) child(c *sitter.Node, live bool) Node {
+	n.step(1)
+	return Node{n: c, live: live, tree: n.tree, depth: n.depth + 1}
+}
+
+// sibling is c, a sibling of n that tree-sitter found from the root.
+func (n Node) sibling(c *sitter.Node) Node {
+	n.step(n.depth + 1)
+	return Node{n: c, tree: n.tree, depth: n.depth}
 }
 
 // IsNull reports whether the node is absent.
@@ -232,11 +265,13 @@ func (n Node) Text(src []byte) string {
 }
 
 // Parent returns the node's parent, or a null node at the root.
+// tree-sitter finds it from the root, in steps of the node's depth.
 func (n Node) Parent() Node {
 	if n.IsNull() {
 		return Node{}
 	}
-	return Node{n: n.n.Parent()}
+	n.step(n.depth + 1)
+	return Node{n: n.n.Parent(), tree: n.tree, depth: max(n.depth-1, 0)}
 }
 
 // ChildByField returns the child stored in the grammar field name, or a null node.
@@ -244,7 +279,8 @@ func (n Node) ChildByField(name string) Node {
 	if n.IsNull() {
 		return Node{}
 	}
-	return Node{n: n.n.ChildByFieldName(name)}
+	n.step(int(n.n.ChildCount()))
+	return n.child(n.n.ChildByFieldName(name), false)
 }
 
 // ChildCount returns the number of children, named or not.
@@ -268,7 +304,7 @@ func (n Node) Children() []Node {
 		return nil
 	}
 	for {
-		out = append(out, Node{n: cur.CurrentNode(), live: true})
+		out = append(out, n.child(cur.CurrentNode(), true))
 		if !cur.GoToNextSibling() {
 			break
 		}
@@ -301,8 +337,9 @@ func (n Node) FieldChildren(name string) []Node {
 		return nil
 	}
 	for {
+		n.step(1)
 		if cur.CurrentFieldName() == name {
-			out = append(out, Node{n: cur.CurrentNode(), live: true})
+			out = append(out, Node{n: cur.CurrentNode(), live: true, tree: n.tree, depth: n.depth + 1})
 		}
 		if !cur.GoToNextSibling() {
 			break
@@ -312,19 +349,21 @@ func (n Node) FieldChildren(name string) []Node {
 }
 
 // NextSibling returns the next sibling (named or not), or a null node.
+// tree-sitter finds it from the root, in steps of the node's depth.
 func (n Node) NextSibling() Node {
 	if n.IsNull() {
 		return Node{}
 	}
-	return Node{n: n.n.NextSibling()}
+	return n.sibling(n.n.NextSibling())
 }
 
 // PrevSibling returns the previous sibling (named or not), or a null node.
+// tree-sitter finds it from the root, in steps of the node's depth.
 func (n Node) PrevSibling() Node {
 	if n.IsNull() {
 		return Node{}
 	}
-	return Node{n: n.n.PrevSibling()}
+	return n.sibling(n.n.PrevSibling())
 }
 
 // Equal reports whether n and o are the same node of the same tree.
@@ -351,7 +390,7 @@ func Walk(ctx context.Context, n Node, fn func(Node) bool) error {
 	}
 	cur := sitter.NewTreeCursor(n.n)
 	defer cur.Close()
-	steps := 0
+	steps, depth := 0, n.depth
 	for {
 		steps++
 		if steps&1023 == 0 {
@@ -359,14 +398,17 @@ func Walk(ctx context.Context, n Node, fn func(Node) bool) error {
 				return err
 			}
 		}
-		descend := fn(Node{n: cur.CurrentNode(), live: true})
+		n.step(1)
+		descend := fn(Node{n: cur.CurrentNode(), live: true, tree: n.tree, depth: depth})
 		if descend && cur.GoToFirstChild() {
+			depth++
 			continue
 		}
 		for !cur.GoToNextSibling() {
 			if !cur.GoToParent() {
 				return nil
 			}
+			depth--
 			if cur.CurrentNode().Equal(n.n) {
 				return nil
 			}

@@ -3,6 +3,7 @@ package treesitter
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 )
 
@@ -106,4 +107,34 @@ func TestIdentity(t *testing.T) {
 		t.Fatal("an unknown grammar has an identity")
 	}
 	t.Log(Identity(Go))
+}
+
+// Steps grows with the work: linear for a walk, and by the depth for the
+// sibling and parent methods, which tree-sitter answers from the root.
+func TestSteps(t *testing.T) {
+	steps := func(src string, fn func(Node)) int64 {
+		tree, err := Parse(context.Background(), JavaScript, []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer tree.Close()
+		fn(tree.Root())
+		return tree.Steps()
+	}
+	walk := func(n Node) {
+		Walk(context.Background(), n, func(Node) bool { return true })
+	}
+	deep := func(d int) string { return strings.Repeat("{", d) + strings.Repeat("}", d) }
+	w1, w2 := steps(deep(1000), walk), steps(deep(2000), walk)
+	if r := float64(w2) / float64(w1); r < 1.8 || r > 2.2 {
+		t.Errorf("a walk of twice the tree took %.2f× the steps (%d, %d)", r, w1, w2)
+	}
+	// asking every node of a chain for its sibling is quadratic
+	siblings := func(n Node) {
+		Walk(context.Background(), n, func(c Node) bool { c.NextSibling(); return true })
+	}
+	s1, s2 := steps(deep(1000), siblings), steps(deep(2000), siblings)
+	if r := float64(s2) / float64(s1); r < 3.5 {
+		t.Errorf("siblings of every node of twice the depth took %.2f× the steps (%d, %d), not about 4×", r, s1, s2)
+	}
 }

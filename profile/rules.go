@@ -575,7 +575,7 @@ func withoutCode(b []byte) []byte {
 // Bounds within which goldmark reads a memory file in about linear time.
 const (
 	parserMaxBytes   = 256 << 10 // a memory file Claude Code warns about is 40,000 characters
-	parserMaxQuotes  = 32        // ">" markers at the start of a line
+	parserMaxQuotes  = 32        // ">" and list markers at the start of a line
 	parserMaxIndent  = 128       // columns of indentation (lists nested some 60 deep)
 	parserMaxBracket = 64        // "[" on one line
 )
@@ -590,16 +590,35 @@ func withinParserBounds(b []byte) bool {
 		if bytes.Count(line, []byte("[")) > parserMaxBracket {
 			return false
 		}
+		// the containers a line opens: block quotes and list items ("- - -
+		// x" is a list nested three deep), and its indentation
 		quotes, indent := 0, 0
-		for _, c := range line {
-			if c == '>' {
+	lead:
+		for i := 0; i < len(line); i++ {
+			switch c := line[i]; {
+			case c == '>':
 				quotes++
-			} else if c == ' ' {
+			case c == ' ':
 				indent++
-			} else if c == '\t' {
+			case c == '\t':
 				indent += 4
-			} else {
-				break
+			case c == '-' || c == '*' || c == '+':
+				if i+1 < len(line) && line[i+1] != ' ' && line[i+1] != '\t' {
+					break lead
+				}
+				quotes++
+			case c >= '0' && c <= '9':
+				j := i
+				for j < len(line) && j-i < 9 && line[j] >= '0' && line[j] <= '9' {
+					j++
+				}
+				if j+1 >= len(line) || line[j] != '.' && line[j] != ')' || line[j+1] != ' ' && line[j+1] != '\t' {
+					break lead
+				}
+				quotes++
+				i = j
+			default:
+				break lead
 			}
 		}
 		if quotes > parserMaxQuotes || indent > parserMaxIndent {

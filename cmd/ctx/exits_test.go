@@ -19,7 +19,7 @@ import (
 const stepTimeout = testwait.Limit
 
 // exitsEnv are the variables of the script that exits passes on.
-var exitsEnv = []string{"PATH", "HOME", "XDG_CONFIG_HOME", "AGENTS_GLOBAL_MD", "TMPDIR", "WORK", "SYSTEMROOT"}
+var exitsEnv = []string{"PATH", "HOME", "XDG_CONFIG_HOME", "AGENTS_GLOBAL_MD", "TMPDIR", "WORK", "SYSTEMROOT", "GORACE"}
 
 // cmdExits runs a program found in the script's PATH (ctx) in the current
 // directory, with no standard input and the variables of exitsEnv, and

@@ -83,6 +83,9 @@ func TestScripts(t *testing.T) {
 			// the cache lives beside the work directory, not in the project
 			// that most scripts make of it (the test's root removes it)
 			e.Setenv("XDG_CACHE_HOME", e.WorkDir+".cache")
+			// a ctx built with -race sleeps a second before it exits
+			// (GORACE atexit_sleep_ms): a second for every ctx a script runs
+			e.Setenv("GORACE", strings.TrimSpace(os.Getenv("GORACE")+" atexit_sleep_ms=0"))
 			return os.MkdirAll(e.WorkDir+"/home", 0o755)
 		},
 	})

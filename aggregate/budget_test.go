@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/measure"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // budgetTree is a project with files of very different sizes: big.py
@@ -451,7 +453,7 @@ func TestBudgetMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	ctx := context.Background()
 	modes := []ViewMode{ViewFull, ViewFull, ViewFull, ViewSkeleton, ViewOutline, ViewSummary, ViewNone, ViewCustom, ViewMasked}
-	for round := range 40 {
+	for round := range testlane.Rounds(40, 5) {
 		dir, srcs := randomProject(t, r, 3+r.IntN(25))
 		var entries []FileItem
 		for name := range srcs {

@@ -14,6 +14,8 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/measure"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // memCache is a Cache in memory that counts its hits.
@@ -166,7 +168,7 @@ func TestDocTokensAddUp(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, name := range []string{"o200k", "cl100k", "chars4"} {
 		est, _ := measure.ParseEstimator(name)
-		for range 200 {
+		for range testlane.Rounds(200, 5) {
 			d := newDocument(nil, true, est)
 			d.section("## Files\n\n")
 			for range 1 + r.IntN(6) {

@@ -11,6 +11,8 @@ import (
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // sourcesProject is n instruction sources as ctx.toml's [[sources]]
@@ -55,9 +57,7 @@ func auditRun(tb testing.TB, opts manifest.Options) {
 // Ten times the sources cost at most about ten times the work: counted in
 // allocations, which do not depend on the machine or its load.
 func TestAuditScalesLinearly(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds 1,100 sources")
-	}
+	testlane.Slow(t, "builds 1,100 sources")
 	auditRun(t, sourcesProject(t, 10)) // compile the secret rules first
 	allocs := func(n int) float64 {
 		opts := sourcesProject(t, n)

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/measure"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // genConversation returns a random conversation with unique ids, using
@@ -143,7 +145,7 @@ func isSubsequence(sub, seq []string) bool {
 
 func TestProperties(t *testing.T) {
 	t.Parallel()
-	for seed := range uint64(400) {
+	for seed := range uint64(testlane.Rounds(400, 4)) {
 		r := rand.New(rand.NewPCG(seed, 0x5eed))
 		msgs, _, o := genConversation(r)
 		checkBuild(t, fmt.Sprintf("seed %d", seed), msgs, o)

@@ -15,6 +15,8 @@ import (
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 func tokenBudget(name string, chars, lines, tokens measure.Limit) manifest.NamedBudget {
@@ -205,7 +207,7 @@ func TestTokenBudgetsNeverExceeded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for round := range 60 {
+		for round := range testlane.Rounds(60, 4) {
 			var extras []discover.Extra
 			texts := map[string]string{}
 			for i := range 1 + r.Intn(5) {

@@ -18,6 +18,8 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/testwait"
 	"github.com/ctxaudit/ctx/mcpserver"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // bigTree writes a project of n Go files, each with funcs functions:
@@ -177,9 +179,7 @@ func results() (mcp.Middleware, <-chan *mcp.CallToolResult) {
 // of the project; the server still answers; and once the session is
 // closed none of its goroutines (the aggregate workers included) is left.
 func TestCancelPack(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipped with -short: writes a tree of 1,500 files")
-	}
+	testlane.Slow(t, "writes a tree of 1,500 files")
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	const files = 1500
 	dir := bigTree(t, files, 30)
@@ -216,9 +216,7 @@ func TestCancelPack(t *testing.T) {
 // with the cancellation as its result, after a few more files, and Serve
 // returns instead of waiting for the pack to finish.
 func TestServeCancelsCalls(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipped with -short: writes a tree of 1,500 files")
-	}
+	testlane.Slow(t, "writes a tree of 1,500 files")
 	const files = 1500
 	dir := bigTree(t, files, 30)
 	gate := newGateCache()

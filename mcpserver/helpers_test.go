@@ -17,6 +17,8 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/ctxaudit/ctx/mcpserver"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // TestMain removes the ctx binary the tests built.
@@ -44,6 +46,7 @@ var (
 // compiled packages), as examples/runtime does.
 func ctxBinary(t *testing.T) string {
 	t.Helper()
+	testlane.Slow(t, "builds ctx")
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is needed to build ctx")
 	}
@@ -53,7 +56,7 @@ func ctxBinary(t *testing.T) string {
 		}
 		binPath = filepath.Join(binDir, "ctx")
 		args := []string{"build", "-o", binPath}
-		if raceEnabled {
+		if testlane.Race {
 			args = append(args, "-race")
 		}
 		cmd := exec.Command("go", append(args, "github.com/ctxaudit/ctx/cmd/ctx")...)

@@ -20,6 +20,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxaudit/ctx/internal/testwait"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // mcpCommand is `ctx mcp -C dir`, with a cache directory of its own,
@@ -172,9 +174,7 @@ func TestStdio(t *testing.T) {
 // still running before it exits, and its cache holds the views of a few
 // files, not of all 3,000.
 func TestStdioCancel(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipped with -short: writes a tree of 3,000 files")
-	}
+	testlane.Slow(t, "writes a tree of 3,000 files")
 	const files = 3000
 	dir := bigTree(t, files, 30)
 	opts, progress := progressClient()
@@ -198,9 +198,7 @@ func TestStdioSignal(t *testing.T) {
 // runs: the pack is cancelled and the server exits 0 at once, not after
 // the pack (nor after the 3s that ctx gives an interrupted run).
 func TestStdioSignalDuringCall(t *testing.T) {
-	if testing.Short() {
-		t.Skip("skipped with -short: writes a tree of 3,000 files")
-	}
+	testlane.Slow(t, "writes a tree of 3,000 files")
 	// no progress token: a notification that fails to go out after the
 	// signal would end the call anyway
 	const files = 3000
@@ -266,9 +264,7 @@ func signalServer(t *testing.T, dir, call string, files int) {
 // with -short.
 func TestTypeScriptClient(t *testing.T) {
 	const sdk = "@modelcontextprotocol/sdk@1.32.2"
-	if testing.Short() {
-		t.Skip("skipped with -short: installs " + sdk + " with npm")
-	}
+	testlane.Slow(t, "installs "+sdk+" with npm")
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("the TypeScript client test needs %s, which is not installed", tool)

@@ -19,6 +19,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/zricethezav/gitleaks/v8/config"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // The lazy compilation of the rules (ruleSet) must find exactly what
@@ -240,9 +242,9 @@ func TestLazyAsEager(t *testing.T) {
 		t.Fatal(err)
 	}
 	texts := corpus(t)
-	if raceEnabled {
+	if testlane.Race || testing.Short() {
 		// the race detector makes the regular expressions ten times
-		// slower: a fifth of the texts
+		// slower, and the edit loop wants an answer: a fifth of the texts
 		var some []string
 		for i := 0; i < len(texts); i += 5 {
 			some = append(some, texts[i])
@@ -290,7 +292,7 @@ func TestLazyAsEager(t *testing.T) {
 		t.Errorf("the shared detectors did not compile every rule")
 	}
 	t.Logf("%d texts, %d bytes, %d findings of %d rules", len(texts), size, n, len(found))
-	if raceEnabled {
+	if testlane.Race {
 		return
 	}
 	// the corpus must exercise most rules, and decoding
@@ -609,6 +611,3 @@ func BenchmarkScan(b *testing.B) {
 		})
 	}
 }
-
-// raceEnabled is set by race_test.go under the race detector.
-var raceEnabled bool

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/config"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // TestNoFalsePositives scans every file of this repository with the
@@ -18,6 +20,8 @@ import (
 // the scanner's tests): nothing may be reported, or ctx would fail the
 // audit of its own files.
 func TestNoFalsePositives(t *testing.T) {
+	testlane.Slow(t, "scans every file of the repository")
+	testlane.Heavy(t, "scans every file of the repository with every rule")
 	out, err := exec.Command("git", "-C", "..", "ls-files", "-z").Output()
 	if err != nil {
 		t.Skipf("not a git checkout: %v", err)

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // TestCorpusGoStdlib checks Go outlines over the Go standard library: every
@@ -22,9 +24,8 @@ import (
 // tree-sitter node's, and the symbols (kind, path, lines) are exactly those
 // go/parser finds, an independent parser.
 func TestCorpusGoStdlib(t *testing.T) {
-	if testing.Short() {
-		t.Skip("corpus test skipped in -short mode")
-	}
+	testlane.Slow(t, "parses a whole standard library")
+	testlane.Heavy(t, "parses a whole standard library")
 	goBin, err := exec.LookPath("go")
 	if err != nil {
 		t.Skip("go command not found: cannot locate GOROOT")

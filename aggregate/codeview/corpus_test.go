@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/ctxaudit/ctx/internal/treesitter"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // The corpus tests run the views over real code: the Python standard library
@@ -132,9 +134,8 @@ for line in sys.stdin:
 `
 
 func TestCorpusPythonStdlib(t *testing.T) {
-	if testing.Short() {
-		t.Skip("corpus test skipped in -short mode")
-	}
+	testlane.Slow(t, "parses a whole standard library")
+	testlane.Heavy(t, "parses a whole standard library")
 	py, err := exec.LookPath("python3")
 	if err != nil {
 		t.Skip("python3 not found on PATH: cannot check skeletons against the Python standard library")

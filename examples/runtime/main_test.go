@@ -11,15 +11,18 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/txtar"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // buildCtx builds the ctx command once, with the race detector when this
 // test has it, so the build reuses the test's compiled packages.
 func buildCtx(t *testing.T) string {
 	t.Helper()
+	testlane.Slow(t, "builds ctx")
 	bin := filepath.Join(t.TempDir(), "ctx")
 	args := []string{"build", "-o", bin}
-	if raceEnabled {
+	if testlane.Race {
 		args = append(args, "-race")
 	}
 	cmd := exec.Command("go", append(args, "github.com/ctxaudit/ctx/cmd/ctx")...)

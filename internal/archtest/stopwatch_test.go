@@ -210,19 +210,12 @@ func (s *stopwatches) check(dir string) ([]string, error) {
 			}
 			out = append(out, fmt.Sprintf("%s:%d: %s of %v", filepath.ToSlash(rel), pos.Line, why, d))
 		}
-		ast.Inspect(f, func(n ast.Node) bool {
-			// constants declared in a function
-			local := pkgConsts
-			switch n := n.(type) {
-			case *ast.FuncDecl:
-				if n.Body != nil {
-					local = withLocalConsts(pkgConsts, n.Body)
-					s.inspectFunc(n.Body, local, imports, helpers, report)
-				}
-				return false
+		for _, decl := range f.Decls {
+			if fd, ok := decl.(*ast.FuncDecl); ok && fd.Body != nil {
+				// with the constants declared in the function
+				s.inspectFunc(fd.Body, withLocalConsts(pkgConsts, fd.Body), imports, helpers, report)
 			}
-			return true
-		})
+		}
 	}
 	return out, nil
 }

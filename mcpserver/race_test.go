@@ -1,5 +1,0 @@
-//go:build race
-
-package mcpserver_test
-
-const raceEnabled = true

@@ -7,7 +7,8 @@ STATICCHECK_VERSION=v0.8.2
 # to: a second for every ctx a test runs
 export GORACE="atexit_sleep_ms=0${GORACE:+ $GORACE}"
 
-step() { echo "== $*"; }
+# step names a step, with the seconds since the lane started
+step() { echo "== [$SECONDS s] $*"; }
 
 static_checks() {
   step "gofmt"

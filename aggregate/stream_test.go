@@ -94,7 +94,11 @@ func metadata(items []Item) string {
 // tokens included, with every estimator, with and without a cache.
 func TestStreamMatchesRun(t *testing.T) {
 	ctx := context.Background()
-	for _, est := range []string{"chars4", "o200k", "cl100k"} {
+	ests := []string{"chars4", "o200k", "cl100k"}
+	if testlane.Race {
+		ests = []string{"o200k"} // the streaming is the same with each
+	}
+	for _, est := range ests {
 		e, err := measure.ParseEstimator(est)
 		if err != nil {
 			t.Fatal(err)

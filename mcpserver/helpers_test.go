@@ -46,7 +46,7 @@ var (
 // compiled packages), as examples/runtime does.
 func ctxBinary(t *testing.T) string {
 	t.Helper()
-	testlane.Slow(t, "builds ctx")
+	testlane.Program(t, "builds ctx")
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("the go command is needed to build ctx")
 	}

@@ -264,7 +264,7 @@ func signalServer(t *testing.T, dir, call string, files int) {
 // with -short.
 func TestTypeScriptClient(t *testing.T) {
 	const sdk = "@modelcontextprotocol/sdk@1.32.2"
-	testlane.Slow(t, "installs "+sdk+" with npm")
+	testlane.Program(t, "installs "+sdk+" with npm")
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("the TypeScript client test needs %s, which is not installed", tool)

@@ -152,7 +152,7 @@ func TestTokensGolden(t *testing.T) {
 // skipped when node or npm is missing or the package cannot be installed
 // (no network), and with -short.
 func TestTokensReference(t *testing.T) {
-	testlane.Slow(t, "installs tiktoken with npm (the offline comparison is TestTokensGolden)")
+	testlane.Program(t, "installs tiktoken with npm (the offline comparison is TestTokensGolden)")
 	for _, tool := range []string{"node", "npm"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("the reference tokenizer needs %s, which is not installed (the offline comparison is TestTokensGolden)", tool)

@@ -29,6 +29,8 @@ import (
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/profile"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // The screenshot of the README: this repository's report (docs/report.toml)
@@ -89,6 +91,7 @@ func selfFixture(t *testing.T) fixture {
 // to CTX_REPORT_SHOTS (a directory), else to a temporary directory; with
 // CTX_UPDATE=1 the one of this repository replaces docs/report.png.
 func TestBrowser(t *testing.T) {
+	testlane.Program(t, "drives chromium")
 	bin := browser()
 	if bin == "" {
 		t.Skip("no chromium or chromium-browser in PATH: install Debian's chromium package to run the browser test")

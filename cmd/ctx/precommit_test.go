@@ -24,7 +24,7 @@ import (
 // It is skipped when pre-commit or git is not installed (.ci/run installs
 // Debian's pre-commit), or with -short: the first run builds ctx.
 func TestPreCommitHooks(t *testing.T) {
-	testlane.Slow(t, "the pre-commit test builds ctx from the repository")
+	testlane.Program(t, "runs pre-commit, which builds ctx from the repository")
 	for _, tool := range []string{"pre-commit", "git", "go"} {
 		if _, err := exec.LookPath(tool); err != nil {
 			t.Skipf("%s is not installed (Debian: apt-get install pre-commit); the pre-commit hooks are not tested", tool)

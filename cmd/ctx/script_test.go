@@ -16,6 +16,8 @@ import (
 
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/schemas/schematest"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // sarifSchema is the SARIF schema the audit package vendors for its tests.
@@ -62,6 +64,7 @@ func (l leakCheck) Run() int {
 // TestScripts runs cmd/ctx/testdata/script/*.txtar. Set CTX_UPDATE=1 to
 // rewrite the golden files in the scripts from the actual output.
 func TestScripts(t *testing.T) {
+	testlane.Heavy(t, "runs ctx as a process hundreds of times")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
 		UpdateScripts:       os.Getenv("CTX_UPDATE") != "",

@@ -19,7 +19,7 @@ import (
 // test has it, so the build reuses the test's compiled packages.
 func buildCtx(t *testing.T) string {
 	t.Helper()
-	testlane.Slow(t, "builds ctx")
+	testlane.Program(t, "builds ctx")
 	bin := filepath.Join(t.TempDir(), "ctx")
 	args := []string{"build", "-o", bin}
 	if testlane.Race {

@@ -3,15 +3,19 @@
 package archtest
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"go/ast"
-	"go/build"
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -26,39 +30,79 @@ func root(t *testing.T) string {
 	return filepath.Join(filepath.Dir(file), "..", "..")
 }
 
+// listed is a package as `go list -json` describes it.
+type listed struct {
+	ImportPath string
+	Dir        string
+	GoFiles    []string
+	CgoFiles   []string
+	Imports    []string
+	Deps       []string
+	Standard   bool
+}
+
+var (
+	listOnce sync.Once
+	listErr  error
+	listAll  map[string]*listed // by import path: the module's packages and all they import
+)
+
+// list returns every package of the module and of its dependencies, from
+// one `go list -deps -json ./...` (go/build's Import runs go list once per
+// package).
+func list(t *testing.T) map[string]*listed {
+	t.Helper()
+	listOnce.Do(func() {
+		cmd := exec.Command("go", "list", "-deps", "-json", "./...")
+		cmd.Dir = root(t)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			listErr = fmt.Errorf("go list: %v\n%s", err, stderr.Bytes())
+			return
+		}
+		listAll = map[string]*listed{}
+		dec := json.NewDecoder(bytes.NewReader(out))
+		for dec.More() {
+			var p listed
+			if err := dec.Decode(&p); err != nil {
+				listErr = err
+				return
+			}
+			listAll[p.ImportPath] = &p
+		}
+	})
+	if listErr != nil {
+		t.Fatal(listErr)
+	}
+	return listAll
+}
+
+// pkgOf returns the module package at path pkg (relative to the module).
+func pkgOf(t *testing.T, pkg string) *listed {
+	t.Helper()
+	p, ok := list(t)[module+pkg]
+	if !ok {
+		t.Fatalf("no package %s", pkg)
+	}
+	return p
+}
+
 // deps returns the module packages that pkg imports, directly or not,
 // without tests.
-func deps(t *testing.T, pkg string, memo map[string][]string) []string {
-	if d, ok := memo[pkg]; ok {
-		return d
-	}
-	memo[pkg] = nil // cycles cannot happen in Go, but be safe
-	p, err := build.Import(module+pkg, root(t), 0)
-	if err != nil {
-		t.Fatalf("%s: %v", pkg, err)
-	}
-	set := map[string]bool{}
-	for _, imp := range p.Imports {
-		if !strings.HasPrefix(imp, module) {
-			continue
+func deps(t *testing.T, pkg string) []string {
+	var out []string
+	for _, d := range pkgOf(t, pkg).Deps {
+		if rel, ok := strings.CutPrefix(d, module); ok {
+			out = append(out, rel)
 		}
-		d := strings.TrimPrefix(imp, module)
-		set[d] = true
-		for _, dd := range deps(t, d, memo) {
-			set[dd] = true
-		}
-	}
-	out := make([]string, 0, len(set))
-	for d := range set {
-		out = append(out, d)
 	}
 	sort.Strings(out)
-	memo[pkg] = out
 	return out
 }
 
 func TestLayers(t *testing.T) {
-	memo := map[string][]string{}
 	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report", "cache"}
 	// mcpserver is a library package too (it never prints or exits), but
 	// like cmd/ctx it reads ctx.toml through config: it is checked by
@@ -85,7 +129,7 @@ func TestLayers(t *testing.T) {
 		{"aggregate", []string{"cache"}, "the pipeline takes a Cache (Options.Cache); the command chooses the directory"},
 		{"manifest", []string{"cache"}, "the manifest takes aggregate options, with their Cache"},
 	} {
-		for _, d := range deps(t, tc.pkg, memo) {
+		for _, d := range deps(t, tc.pkg) {
 			for _, n := range tc.never {
 				if d == n {
 					t.Errorf("%s imports %s: %s", tc.pkg, n, tc.because)
@@ -94,7 +138,7 @@ func TestLayers(t *testing.T) {
 		}
 	}
 	for _, pkg := range library {
-		for _, d := range deps(t, pkg, memo) {
+		for _, d := range deps(t, pkg) {
 			if strings.HasPrefix(d, "cmd/") || strings.HasPrefix(d, "examples/") {
 				t.Errorf("library package %s imports %s", pkg, d)
 			}
@@ -156,11 +200,7 @@ func TestNothingImportsReport(t *testing.T) {
 // cmd/ctx maps flags to options and writes bytes: it must not format
 // tables, markdown or JSON documents itself, nor read files on its own.
 func TestCommandIsAShell(t *testing.T) {
-	p, err := build.Import(module+"cmd/ctx", root(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range p.Imports {
+	for _, imp := range pkgOf(t, "cmd/ctx").Imports {
 		for _, banned := range []string{"internal/table", "internal/jsonenc", "internal/mdtext", "internal/display", "internal/fileio", "encoding/json"} {
 			if imp == module+banned || imp == banned {
 				t.Errorf("cmd/ctx imports %s: formatting belongs in the library", imp)
@@ -181,10 +221,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
 		"schemas", "config", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
 		"internal/atomicfile", "internal/goroutine", "internal/treesitter", "internal/version", "cache"} {
-		bp, err := build.Import(module+pkg, root(t), 0)
-		if err != nil {
-			t.Fatalf("%s: %v", pkg, err)
-		}
+		bp := pkgOf(t, pkg)
 		fset := token.NewFileSet()
 		for _, name := range bp.GoFiles {
 			f, err := parser.ParseFile(fset, filepath.Join(bp.Dir, name), nil, 0)
@@ -224,11 +261,7 @@ func TestMCPServerBoundary(t *testing.T) {
 	allowed := map[string]bool{"config": true, "manifest": true, "audit": true, "aggregate": true, "render": true,
 		"provenance": true, "measure": true, "schemas": true, "profile": true, "secrets": true,
 		"internal/jsonenc": true, "internal/version": true}
-	p, err := build.Import(module+"mcpserver", root(t), 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, imp := range p.Imports {
+	for _, imp := range pkgOf(t, "mcpserver").Imports {
 		if d, ok := strings.CutPrefix(imp, module); ok && !allowed[d] {
 			t.Errorf("mcpserver imports %s: it serves the pipeline through %v", d, sortedKeys(allowed))
 		}
@@ -237,11 +270,7 @@ func TestMCPServerBoundary(t *testing.T) {
 		if pkg == "mcpserver" {
 			continue
 		}
-		bp, err := build.Import(module+pkg, root(t), 0)
-		if err != nil {
-			t.Fatalf("%s: %v", pkg, err)
-		}
-		for _, imp := range bp.Imports {
+		for _, imp := range pkgOf(t, pkg).Imports {
 			if strings.HasPrefix(imp, "github.com/modelcontextprotocol/") {
 				t.Errorf("%s imports %s: the MCP SDK stays behind mcpserver", pkg, imp)
 			}
@@ -252,32 +281,15 @@ func TestMCPServerBoundary(t *testing.T) {
 	}
 }
 
-// packages lists the module's packages (directories with Go files, tests
-// aside), relative to the module root.
+// packages lists the module's packages, relative to the module root.
 func packages(t *testing.T) []string {
 	var out []string
-	r := root(t)
-	err := filepath.WalkDir(r, func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
+	for path := range list(t) {
+		if rel, ok := strings.CutPrefix(path, module); ok {
+			out = append(out, rel)
 		}
-		if !d.IsDir() {
-			return nil
-		}
-		if name := d.Name(); path != r && (strings.HasPrefix(name, ".") || name == "testdata") {
-			return filepath.SkipDir
-		}
-		rel, _ := filepath.Rel(r, path)
-		bp, err := build.ImportDir(path, 0)
-		if err != nil || len(bp.GoFiles) == 0 {
-			return nil
-		}
-		out = append(out, filepath.ToSlash(rel))
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
+	sort.Strings(out)
 	if len(out) < 10 {
 		t.Fatalf("found only %v", out)
 	}

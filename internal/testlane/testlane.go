@@ -2,11 +2,13 @@
 // stays quick without a test losing what it checks:
 //
 //   - the edit loop, .ci/fast, is `go test -short`: [Slow] tests (big trees
-//     written to disk, real programs) skip there;
+//     written to disk) skip there;
 //   - the race lane of .ci/run is `go test -race`: [Heavy] tests (compute
-//     with no concurrency of its own, which the race detector makes about
-//     ten times slower) skip there, and randomized tests run fewer
-//     [Rounds];
+//     with no concurrency of its own, or runs of ctx as a process, whose
+//     concurrency the packages' own tests cover) skip there, and randomized
+//     tests run fewer [Rounds];
+//   - [Program] tests, which build ctx or drive another program for real
+//     (npm, a browser, pre-commit, the agents), skip in both;
 //   - the full lane of .ci/run is a plain `go test`: everything runs.
 package testlane
 
@@ -27,6 +29,14 @@ func Heavy(t testing.TB, why string) {
 	if Race {
 		t.Skip("skipped under -race (the full lane runs it): " + why)
 	}
+}
+
+// Program skips t under -short and under the race detector; why names the
+// program. The full lane runs it.
+func Program(t testing.TB, why string) {
+	t.Helper()
+	Slow(t, why)
+	Heavy(t, why)
 }
 
 // Rounds returns n, the rounds of a randomized test, or n/div (at least

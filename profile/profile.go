@@ -65,6 +65,22 @@ func Parse(s string) (Name, error) {
 	return "", fmt.Errorf("unknown profile %q (known: %s)", s, strings.Join(known, ", "))
 }
 
+// CheckedAgainst returns the version of the agent whose real requests
+// the profile's rules were last held against (observe's conformance suite
+// runs the pinned agents on fixture trees and compares what each sent with
+// the profile), or "" for a profile not checked that way.
+func CheckedAgainst(n Name) string {
+	switch n {
+	case Claude:
+		return "Claude Code 2.1.328"
+	case Codex:
+		return "Codex CLI 0.169.0"
+	case Gemini:
+		return "Gemini CLI 0.61.0"
+	}
+	return ""
+}
+
 // Closest returns the known profile that s most likely misspells: the same
 // name in other letter case, or one at most two edits away ("claud",
 // "gemni"); false when s is a known name or close to none.

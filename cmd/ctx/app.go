@@ -84,10 +84,13 @@ func exitCode(ctx context.Context, err error) int {
 		cf *checkFailed
 		se *systemError
 		we *atomicfile.WriteError
+		ce *childExit
 	)
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &ce):
+		return ce.code
 	case interruptedBy(ctx) != nil:
 		return interruptedBy(ctx).code()
 	case errors.As(err, &cf):
@@ -196,8 +199,9 @@ func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, 
 		cf *checkFailed
 		ue *usageError
 	)
+	var ce *childExit
 	switch {
-	case code == exitOK:
+	case code == exitOK, errors.As(err, &ce):
 	case interruptedBy(ctx) != nil:
 		if w, ok := stdout.(writer); ok && w.n.Load() > 0 {
 			// ctx aggregate --stdout writes as it goes

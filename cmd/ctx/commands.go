@@ -17,5 +17,6 @@ func commands(e *env) []*cli.Command {
 	cs = append(cs, presetCommands(e)...)
 	cs = append(cs, reportCommands(e)...)
 	cs = append(cs, mcpCommands(e)...)
+	cs = append(cs, observeCommands(e)...)
 	return cs
 }

@@ -39,6 +39,11 @@ const interruptGrace = 3 * time.Second
 // run that has not stopped after interruptGrace is abandoned, its
 // temporary files removed.
 func execute(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if len(args) > 1 && args[1] == "observe" {
+		// ctx observe passes the signals on to the command it runs, and
+		// ends when the command does
+		return run(context.Background(), args, stdin, stdout, stderr)
+	}
 	ctx, stop := notifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	done := make(chan int, 1)

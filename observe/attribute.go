@@ -43,21 +43,29 @@ func apiOf(path string) string {
 
 // cleanPath returns a request's path and query without credentials: the
 // key parameter of Gemini's API, and any other parameter named like one.
+// The query is split as any server may split it (at & and ;), and a
+// parameter whose name or value url.ParseQuery cannot read is left out
+// all the same when its name is that of a credential.
 func cleanPath(u *url.URL) string {
-	q := u.Query()
+	var kept []string
 	changed := false
-	for k := range q {
-		if secretParam(k) {
-			q.Del(k)
-			changed = true
+	for _, part := range strings.FieldsFunc(u.RawQuery, func(r rune) bool { return r == '&' || r == ';' }) {
+		name, _, _ := strings.Cut(part, "=")
+		if n, err := url.QueryUnescape(name); err == nil {
+			name = n
 		}
+		if secretParam(name) {
+			changed = true
+			continue
+		}
+		kept = append(kept, part)
 	}
 	if !changed {
 		return u.RequestURI()
 	}
 	out := u.EscapedPath()
-	if len(q) > 0 {
-		out += "?" + q.Encode()
+	if len(kept) > 0 {
+		out += "?" + strings.Join(kept, "&")
 	}
 	return out
 }
@@ -477,6 +485,7 @@ func (a *attributor) segments(est measure.Estimator) []Segment {
 	}
 	var groups []*group
 	index := map[[2]string]*group{}
+	files := map[*SentFile]*group{}
 	for _, p := range a.pieces {
 		if p.start < at { // an overlap cannot happen; framing keeps the count exact if it does
 			p.start = at
@@ -491,10 +500,15 @@ func (a *attributor) segments(est measure.Estimator) []Segment {
 		}
 		at = p.end
 		if p.file != nil {
-			g := &group{seg: Segment{Kind: p.kind, Name: p.name, File: p.file}}
-			g.seg.Bytes = p.end - p.start
+			// the pieces of one file (Gemini CLI writes imports into it)
+			g := files[p.file]
+			if g == nil {
+				g = &group{seg: Segment{Kind: p.kind, Name: p.name, File: p.file}}
+				files[p.file] = g
+				groups = append(groups, g)
+			}
+			g.seg.Bytes += p.end - p.start
 			g.text.WriteString(p.text)
-			groups = append(groups, g)
 			continue
 		}
 		key := [2]string{string(p.kind), p.name}

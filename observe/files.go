@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
@@ -215,17 +216,16 @@ func (f *Files) find(agent Agent, text string) []span {
 		start := m[1]
 		closing := "\n--- End of Context from: " + p + " ---"
 		j := strings.Index(text[start:], closing)
-		if j < 0 {
+		if j < 0 || covered(m[0], start+j+len(closing)) { // a header in a file's text is the file's
 			continue
 		}
-		end := start + j
-		out = append(out, span{start: start, end: end, kind: KindInstruction, name: p, file: f.sent(p, text[start:end])})
+		out = append(out, f.geminiBlock(text, start, start+j, p)...)
 	}
 	// Codex: a block of the project documents of one directory, joined
 	for _, m := range codexHeader.FindAllStringSubmatchIndex(text, -1) {
 		start := m[1]
 		j := strings.Index(text[start:], "\n</INSTRUCTIONS>")
-		if j < 0 {
+		if j < 0 || covered(m[0], start+j) {
 			continue
 		}
 		out = append(out, f.sequence(text, start, start+j, text[m[2]:m[3]])...)
@@ -271,10 +271,18 @@ func (f *Files) find(agent Agent, text string) []span {
 // own.
 func (f *Files) sequence(text string, start, end int, dir string) []span {
 	var out []span
+	used := map[string]bool{}
 	at := start
 	for at < end {
 		for at < end && text[at] == '\n' {
 			at++
+		}
+		// Codex puts this line between the user's document and the
+		// project's
+		if sep := "--- project-doc ---\n"; strings.HasPrefix(text[at:end], sep) {
+			out = append(out, span{start: at, end: at + len(sep), kind: KindReminder})
+			at += len(sep)
+			continue
 		}
 		if at >= end {
 			break
@@ -282,6 +290,9 @@ func (f *Files) sequence(text string, start, end int, dir string) []span {
 		rest := text[at:end]
 		var best *span
 		for _, p := range f.candidates {
+			if used[p] { // each file is in the block once
+				continue
+			}
 			b, err := f.read(p)
 			if err != nil || len(strings.TrimSpace(string(b))) == 0 {
 				continue
@@ -303,9 +314,98 @@ func (f *Files) sequence(text string, start, end int, dir string) []span {
 			out = append(out, span{start: at, end: end, kind: KindInstruction, name: "AGENTS.md instructions for " + dir})
 			break
 		}
+		used[best.name] = true
 		best.file = f.sent(best.name, text[best.start:best.end])
 		out = append(out, *best)
 		at = best.end
 	}
 	return out
+}
+
+// Gemini CLI writes a file's imports into it: "@REF" becomes
+// "<!-- Imported from: REF -->\n" + the file + "\n<!-- End of import from:
+// REF -->", or a note where it did not import.
+var (
+	geminiImportOpen  = regexp.MustCompile(`<!-- Imported from: ([^\n]+?) -->\n`)
+	geminiImportClose = regexp.MustCompile(`\n<!-- End of import from: ([^\n]+?) -->`)
+	geminiImportNote  = regexp.MustCompile(`<!-- (?:Import failed: ([^\n]+?) - [^\n]*?|File already processed: ([^\n]+?)) -->`)
+)
+
+// geminiBlock attributes Gemini CLI's text of the file at p, text[start:end],
+// with the files it imports written into it: each file's own text is its
+// own segment, the markers around imports are reminders, and each file is
+// held against the disk as it was before Gemini CLI wrote the imports in
+// ("@REF" in place of each).
+func (f *Files) geminiBlock(text string, start, end int, p string) []span {
+	var out []span
+	var parse func(at, limit int, path string) (int, int) // returns the close marker's span, or limit, limit
+	parse = func(at, limit int, path string) (int, int) {
+		sf := &SentFile{Path: path}
+		var orig strings.Builder
+		var own []span
+		closeAt, closeEnd := limit, limit
+		for at < limit {
+			rest := text[at:limit]
+			o := geminiImportOpen.FindStringSubmatchIndex(rest)
+			c := geminiImportClose.FindStringIndex(rest)
+			n := geminiImportNote.FindStringSubmatchIndex(rest)
+			first := func(m []int) int {
+				if m == nil {
+					return len(rest) + 1
+				}
+				return m[0]
+			}
+			switch k := min(first(o), first(c), first(n)); {
+			case k > len(rest):
+				own = append(own, span{start: at, end: limit})
+				orig.WriteString(rest)
+				at = limit
+			case c != nil && k == c[0]:
+				own = append(own, span{start: at, end: at + c[0]})
+				orig.WriteString(rest[:c[0]])
+				closeAt, closeEnd = at+c[0], at+c[1]
+				at = limit
+			case o != nil && k == o[0]:
+				own = append(own, span{start: at, end: at + o[0]})
+				ref := rest[o[2]:o[3]]
+				orig.WriteString(rest[:o[0]] + "@" + ref)
+				out = append(out, span{start: at + o[0], end: at + o[1], kind: KindReminder})
+				ca, ce := parse(at+o[1], limit, resolveImport(path, ref))
+				if ca < ce {
+					out = append(out, span{start: ca, end: ce, kind: KindReminder})
+				}
+				at = ce
+			default:
+				own = append(own, span{start: at, end: at + n[0]})
+				var ref string
+				if n[2] >= 0 {
+					ref = rest[n[2]:n[3]]
+				} else {
+					ref = rest[n[4]:n[5]]
+				}
+				orig.WriteString(rest[:n[0]] + "@" + ref)
+				out = append(out, span{start: at + n[0], end: at + n[1], kind: KindReminder})
+				at += n[1]
+			}
+		}
+		*sf = *f.sent(path, orig.String())
+		for _, o := range own {
+			if o.end > o.start {
+				o.kind, o.name, o.file = KindInstruction, path, sf
+				out = append(out, o)
+			}
+		}
+		return closeAt, closeEnd
+	}
+	parse(start, end, p)
+	sort.Slice(out, func(i, j int) bool { return out[i].start < out[j].start })
+	return out
+}
+
+// resolveImport is the path an import ref of the file at from names.
+func resolveImport(from, ref string) string {
+	if filepath.IsAbs(ref) {
+		return filepath.Clean(ref)
+	}
+	return filepath.Join(filepath.Dir(from), ref)
 }

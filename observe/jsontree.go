@@ -91,14 +91,16 @@ func (p *jsonParser) fail(what string) error {
 	return fmt.Errorf("%w: %s at byte %d", errSyntax, what, p.i)
 }
 
+// value parses the value at p.i; depth counts the objects and arrays
+// around it.
 func (p *jsonParser) value(depth int) (*value, error) {
-	if depth > MaxDepth {
-		return nil, fmt.Errorf("%w: nested deeper than %d levels", errSyntax, MaxDepth)
-	}
 	if p.i >= len(p.b) {
 		return nil, p.fail("unexpected end")
 	}
 	start := p.i
+	if c := p.b[p.i]; (c == '{' || c == '[') && depth >= MaxDepth {
+		return nil, fmt.Errorf("%w: nested deeper than %d levels", errSyntax, MaxDepth)
+	}
 	switch c := p.b[p.i]; {
 	case c == '{':
 		v := &value{kind: '{', start: start}
@@ -176,7 +178,11 @@ func (p *jsonParser) value(depth int) (*value, error) {
 		for p.i < len(p.b) {
 			switch p.b[p.i] {
 			case '\\':
-				p.i += 2
+				n := escapeLen(p.b[p.i:])
+				if n == 0 {
+					return nil, p.fail("an invalid escape in a string")
+				}
+				p.i += n
 				continue
 			case '"':
 				p.i++
@@ -203,6 +209,29 @@ func (p *jsonParser) value(depth int) (*value, error) {
 		}
 		return &value{kind: 'l', start: start, end: p.i}, nil
 	}
+}
+
+// escapeLen returns the length of the escape sequence at the start of b
+// (\n, \uXXXX and the like), 0 when it is not a valid one.
+func escapeLen(b []byte) int {
+	if len(b) < 2 {
+		return 0
+	}
+	switch b[1] {
+	case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+		return 2
+	case 'u':
+		if len(b) < 6 {
+			return 0
+		}
+		for _, c := range b[2:6] {
+			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+				return 0
+			}
+		}
+		return 6
+	}
+	return 0
 }
 
 // rawOffsets maps the decoded bytes of the JSON string literal raw (quotes

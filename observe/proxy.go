@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/gzip"
+	"compress/zlib"
 	"context"
 	"errors"
 	"fmt"
@@ -169,6 +170,12 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.wg.Add(1)
 	go func() {
 		defer p.wg.Done()
+		defer func() {
+			// a bug of the attribution never ends the agent's session
+			if v := recover(); v != nil {
+				p.note(req, fmt.Sprintf("attribution failed (a bug in ctx): %v", v))
+			}
+		}()
 		p.attribute(req, r.Header.Get("Content-Encoding"), body, whole, r.ContentLength)
 	}()
 	if p.o.Mock {
@@ -241,7 +248,13 @@ func decompress(encoding string, body []byte, limit int64) ([]byte, error) {
 		}
 		r = z
 	case "deflate":
-		r = flate.NewReader(bytes.NewReader(body))
+		// HTTP's deflate is the zlib format (RFC 9110 8.4.1.2); some
+		// programs send raw DEFLATE, without zlib's header
+		if z, err := zlib.NewReader(bytes.NewReader(body)); err == nil {
+			r = z
+		} else {
+			r = flate.NewReader(bytes.NewReader(body))
+		}
 	case "br":
 		r = brotli.NewReader(bytes.NewReader(body))
 	case "zstd":

@@ -194,7 +194,12 @@ func privateTemp() (string, error) {
 func redactURL(u string) string {
 	if i := strings.Index(u, "://"); i >= 0 {
 		rest := u[i+3:]
-		if at := strings.IndexByte(rest, '@'); at >= 0 && at < strings.IndexAny(rest+"/", "/") {
+		authority := rest // up to the path, query or fragment
+		if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+			authority = rest[:end]
+		}
+		// the last @: a password may hold one
+		if at := strings.LastIndexByte(authority, '@'); at >= 0 {
 			u = u[:i+3] + rest[at+1:]
 		}
 	}

@@ -96,6 +96,37 @@ func agentConfig(name Name, o *Options, root string) []string {
 				o.GeminiFileNames = many
 			}
 		}
+	case Claude:
+		if o.ClaudeExternalImports != nil || o.Home == "" {
+			return nil
+		}
+		// ~/.claude.json: per project (keyed by its git root, else the
+		// working directory), whether the user approved imports of files
+		// outside the working directory
+		p := filepath.Join(o.Home, ".claude.json")
+		b, _, err := fileio.Read(p, maxClaudeState)
+		if err != nil {
+			return nil
+		}
+		var s struct {
+			Projects map[string]struct {
+				Approved bool `json:"hasClaudeMdExternalIncludesApproved"`
+			} `json:"projects"`
+		}
+		if json.Unmarshal(b, &s) != nil {
+			return nil
+		}
+		read = append(read, p)
+		key := root
+		if key == "" {
+			key = o.Dir
+		}
+		approved := s.Projects[key].Approved
+		o.ClaudeExternalImports = &approved
 	}
 	return read
 }
+
+// maxClaudeState bounds Claude Code's ~/.claude.json, which keeps the
+// state of every project the user opened.
+const maxClaudeState = 16 << 20

@@ -170,8 +170,14 @@ type Options struct {
 	// ["GEMINI.md"].
 	GeminiFileNames []string
 	// ClaudeNoAgentsMD turns off Claude Code's reading of AGENTS.md in a
-	// folder without CLAUDE.md (on by default since Claude Code 2.1.277).
+	// project without CLAUDE.md (on by default since Claude Code 2.1.277).
 	ClaudeNoAgentsMD bool
+	// ClaudeExternalImports says whether Claude Code follows the imports
+	// of project files that name a file outside the working directory:
+	// only once the user approved them for the project. nil takes it from
+	// ~/.claude.json (hasClaudeMdExternalIncludesApproved of the project,
+	// keyed by its git root, else the working directory).
+	ClaudeExternalImports *bool
 	// ManagedDir is where Claude Code's managed policy lives; "" is
 	// /etc/claude-code.
 	ManagedDir string
@@ -417,11 +423,31 @@ func (l *loader) add(f File) bool {
 
 // apply loads the files of one rule, and their imports.
 func (l *loader) apply(r rule) error {
-	for _, dir := range l.dirs(r.where) {
+	dirs := l.dirs(r.where)
+	// a file of unlessChain anywhere in the rule's directories turns off
+	// the entries that name it
+	chainBy := map[int]string{}
+	for i, e := range r.entries {
+		for _, dir := range dirs {
+			if by := firstExisting(dir, e.unlessChain); e.unlessChain != nil && by != "" {
+				chainBy[i] = by
+				break
+			}
+		}
+	}
+	for _, dir := range dirs {
 		if err := l.ctx.Err(); err != nil {
 			return err
 		}
-		for _, e := range r.entries {
+		for i, e := range r.entries {
+			if by, off := chainBy[i]; off {
+				for _, n := range e.names {
+					if p := filepath.Join(dir, n); exists(p) {
+						l.chain.Shadowed = append(l.chain.Shadowed, Shadowed{Path: p, By: by, Rule: r.text})
+					}
+				}
+				continue
+			}
 			if e.unless != nil {
 				if by := firstExisting(dir, e.unless); by != "" {
 					for _, n := range e.names {
@@ -484,6 +510,9 @@ func (l *loader) apply(r rule) error {
 							imp.root = filepath.Dir(p)
 						}
 					}
+					if r.external && (l.o.ClaudeExternalImports == nil || !*l.o.ClaudeExternalImports) {
+						imp.within = l.o.Dir
+					}
 					l.followImports(imp, p, []string{canonical(p)}, 1)
 				}
 			}
@@ -515,6 +544,10 @@ type importer struct {
 	rule      rule
 	condition string
 	root      string
+	// within, when not "", is the directory the imports must name a
+	// file in (Claude Code's working directory, for project files whose
+	// external imports the user did not approve)
+	within string
 }
 
 // followImports loads the imports of the file at p (at depth hops from a
@@ -556,9 +589,14 @@ func (l *loader) followImports(imp importer, p string, stack []string, depth int
 			l.issue(Issue{Code: CodeImportMissing, Path: p, Target: "@" + ref, Detail: detail})
 			continue
 		}
-		if depth > maxImportHops {
-			l.issue(Issue{Code: CodeImportTooDeep, Path: p, Target: "@" + ref, Limit: maxImportHops,
-				Detail: fmt.Sprintf("the agent follows imports up to %d hops", maxImportHops)})
+		if imp.within != "" && !within(real(target), real(imp.within)) {
+			l.issue(Issue{Code: CodeImportMissing, Path: p, Target: "@" + ref,
+				Detail: "Claude Code imports a file outside the working directory only once the user approved external imports for the project"})
+			continue
+		}
+		if depth > r.hops {
+			l.issue(Issue{Code: CodeImportTooDeep, Path: p, Target: "@" + ref, Limit: r.hops,
+				Detail: fmt.Sprintf("the agent follows imports up to %d hops", r.hops)})
 			continue
 		}
 		f := File{Path: target, Rule: r.text + " (imported)", Label: r.label + " (import)", Evidence: r.evidence, Scope: filepath.Dir(target),

@@ -23,8 +23,13 @@ const (
 	// codexMaxBytes is Codex's default project_doc_max_bytes, shared by the
 	// project documents of the chain.
 	codexMaxBytes = 32 << 10
-	// maxImportHops is how deep Claude Code and Gemini CLI follow imports.
-	maxImportHops = 5
+	// claudeImportHops is how deep Claude Code 2.1.328 follows imports (its
+	// memory docs say five hops; held against the agent, a file's imports
+	// four levels below it are sent, the fifth level is not).
+	claudeImportHops = 4
+	// geminiImportHops is how deep Gemini CLI follows imports
+	// (memoryImportProcessor.ts, maxDepth 5).
+	geminiImportHops = 5
 	// claudeWarnChars: Claude Code warns about a memory file above 40,000
 	// characters.
 	claudeWarnChars = 40000
@@ -66,8 +71,11 @@ type entry struct {
 	first    bool     // only the first name that exists
 	nonEmpty bool     // with first: the first that is not blank
 	unless   []string // skip the directory when one of these exists
-	glob     string   // instead of names: a slash glob below the directory
-	meta     func(map[string]string) string
+	// unlessChain: skip the entry in every directory when one of these
+	// exists in any directory of the rule
+	unlessChain []string
+	glob        string // instead of names: a slash glob below the directory
+	meta        func(map[string]string) string
 }
 
 // rule is one documented loading rule of an agent.
@@ -79,6 +87,11 @@ type rule struct {
 	where    where
 	entries  []entry
 	imports  func([]byte) []string // nil: the agent follows no imports
+	hops     int                   // how deep the agent follows imports
+	// external: the imports of the rule's files name files outside the
+	// working directory only once the user approved it (Claude Code's
+	// project memory)
+	external bool
 	// confined: the agent imports only files inside the project root of
 	// the file a rule loaded (its directory when there is no root), as
 	// Gemini CLI does
@@ -126,10 +139,15 @@ func rulesOf(name Name, o Options) []rule {
 		}
 		if !o.ClaudeNoAgentsMD {
 			// Claude Code 2.1.277 and later, setting "Project instructions"
-			// (default claude-md-or-agents-md): a folder without CLAUDE.md
-			// has its AGENTS.md read instead (not AGENTS.override.md or
-			// AGENTS.local.md).
-			perDir = append(perDir, entry{names: []string{"AGENTS.md"}, unless: []string{"CLAUDE.md", ".claude/CLAUDE.md"}})
+			// (default claude-md-or-agents-md): "a project with no CLAUDE.md
+			// of its own gets its AGENTS.md files instead, loaded exactly
+			// where and how CLAUDE.md would be" (AGENTS.md and
+			// .claude/AGENTS.md; not AGENTS.override.md or AGENTS.local.md).
+			// Held against Claude Code 2.1.328: a CLAUDE.md,
+			// .claude/CLAUDE.md or CLAUDE.local.md in any folder of the chain
+			// turns every AGENTS.md off; one below the working directory or
+			// the user's own does not.
+			perDir = append(perDir, entry{names: []string{"AGENTS.md", ".claude/AGENTS.md"}, unlessChain: []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"}})
 		}
 		perDir = append(perDir,
 			entry{glob: ".claude/rules/**/*.md", meta: claudePaths},
@@ -139,15 +157,18 @@ func rulesOf(name Name, o Options) []rule {
 			// memory docs, "Determine memory type": managed policy
 			// /etc/claude-code/CLAUDE.md (Linux), then user memory.
 			{id: "claude/managed", label: "Claude Code: managed policy", text: "Claude Code: managed policy CLAUDE.md", evidence: docClaude, where: whereManaged,
-				entries: []entry{{names: []string{"CLAUDE.md"}}}, imports: claudeImports},
+				entries: []entry{{names: []string{"CLAUDE.md"}}}, imports: claudeImports, hops: claudeImportHops},
 			{id: "claude/user", label: "Claude Code: user memory", text: "Claude Code: user memory ~/.claude/CLAUDE.md and ~/.claude/rules", evidence: docClaude, where: whereUser,
-				entries: []entry{{names: []string{".claude/CLAUDE.md"}}, {glob: ".claude/rules/**/*.md", meta: claudePaths}}, imports: claudeImports},
+				entries: []entry{{names: []string{".claude/CLAUDE.md"}}, {glob: ".claude/rules/**/*.md", meta: claudePaths}}, imports: claudeImports, hops: claudeImportHops},
 			// memory docs, "How Claude looks up memories": from the working
 			// directory up to (not including) /, each directory's CLAUDE.md,
-			// .claude/CLAUDE.md and CLAUDE.local.md; imports with @path up to
-			// five hops, not inside code spans or blocks.
+			// .claude/CLAUDE.md and CLAUDE.local.md; imports with @path, not
+			// inside code spans or blocks. Held against Claude Code 2.1.328:
+			// four hops, and an import of a file outside the working
+			// directory is followed only once the user approved external
+			// imports for the project (~/.claude.json).
 			{id: "claude/project", label: "Claude Code: ancestors, cwd", text: "Claude Code: CLAUDE.md, .claude/CLAUDE.md, .claude/rules and CLAUDE.local.md in the working directory and each ancestor",
-				evidence: docClaude, where: whereSlashToCwd, entries: perDir, imports: claudeImports},
+				evidence: docClaude, where: whereSlashToCwd, entries: perDir, imports: claudeImports, hops: claudeImportHops, external: true},
 		}
 	case Gemini:
 		return []rule{
@@ -163,11 +184,11 @@ func rulesOf(name Name, o Options) []rule {
 			// memoryImportProcessor.ts: @path imports, five levels, not in
 			// backticks, only inside the project root (validateImportPath).
 			{id: "gemini/global", label: "Gemini CLI: global", text: "Gemini CLI: global ~/.gemini context file", evidence: docGemini, where: whereGeminiHome,
-				entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true},
+				entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, hops: geminiImportHops, confined: true},
 			{id: "gemini/ancestors", label: "Gemini CLI: cwd and parents", text: "Gemini CLI: context files in the working directory and its parents up to the project root", evidence: docGemini,
-				where: whereUpToRoot, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true},
+				where: whereUpToRoot, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, hops: geminiImportHops, confined: true},
 			{id: "gemini/below", label: "Gemini CLI: subdirectory, just in time", text: "Gemini CLI: context files in subdirectories of the working directory, loaded just in time", evidence: docGemini,
-				where: whereBelow, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, confined: true, lazy: true},
+				where: whereBelow, entries: []entry{{names: o.GeminiFileNames}}, imports: geminiImports, hops: geminiImportHops, confined: true, lazy: true},
 		}
 	case Copilot:
 		return []rule{

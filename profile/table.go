@@ -14,11 +14,15 @@ import (
 // project root on a line of its own: "Profile gemini: 1 file the agent
 // loads by itself, 7 more when their conditions apply; 8 listed in load
 // order", or "Profile claude: 2 files the agent loads by itself, in load
-// order"; then "Project root: ~/src/app".
+// order"; then "Project root: ~/src/app", and the agent version the rules
+// were held against.
 func (c *Chain) heading(home string) string {
 	root := "Project root: none found"
 	if c.Root != "" {
 		root = "Project root: " + display.Path(c.Root, home)
+	}
+	if v := CheckedAgainst(c.Profile); v != "" {
+		root += "\nRules checked against " + v + " (what it sent, observed by ctx observe)"
 	}
 	loaded, conditional := c.Loaded()
 	parts := []string{plural(loaded, "file") + " the agent loads by itself"}

@@ -193,6 +193,9 @@ type Report struct {
 	// Native is what the agent loads by itself; the agent sees Native
 	// and Total.
 	Native NativeTotal
+	// Observed is what the agent really sent, when an observation was
+	// added ([Report.AddObserved]); nil otherwise.
+	Observed *Observed
 }
 
 // InputError is an invalid input of [Run]: a threshold, or an estimator

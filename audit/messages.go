@@ -167,6 +167,9 @@ var rules = []struct {
 	{Rule{CodeRedacted, "Credentials were replaced by [REDACTED:rule] before the text was sent."}, ofAny, func(a about) string {
 		return a.f.Message
 	}},
+	{Rule{CodePredictionDiffers, "The agent, observed with ctx observe, sent other instruction files than ctx predicts."}, ofAny, func(a about) string {
+		return a.f.Message
+	}},
 	{Rule{CodeOversizedTotal, "The rendered context has more tokens than the total limit."}, ofTotal, func(a about) string {
 		return count(a.rep.Total.Tokens, "token") + " in total, over " + number(a.rep.Thresholds.TotalTokens)
 	}},

@@ -38,6 +38,9 @@ func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	if s := seenLine(rep); s != "" {
 		b.WriteString(table.WrapText(s, width) + "\n")
 	}
+	if s := observedLine(rep); s != "" {
+		b.WriteString(table.WrapText(s, width) + "\n")
+	}
 	b.WriteString(table.WrapText("Limits: "+limits(rep), width) + "\n")
 	return nil
 }
@@ -360,6 +363,9 @@ func writeMarkdown(b *bytes.Buffer, rep *Report, home string) {
 	b.WriteString("\n## Total\n\n" + totalSizes(rep) + " (limits: " + limits(rep) + ")\n")
 	if s := seenLine(rep); s != "" {
 		b.WriteString("\n" + s + "\n")
+	}
+	if s := observedLine(rep); s != "" {
+		b.WriteString("\n" + mdEscape(s) + "\n")
 	}
 }
 

@@ -148,6 +148,9 @@ type Document struct {
 	// Native is what the agent loads by itself; the agent sees Native and
 	// Total. Left out when it loads nothing by itself.
 	Native *NativeTotal `json:"native,omitempty"`
+	// Observed is what the agent really sent in its turn, when the audit
+	// was given an observation (ctx audit --observed); left out otherwise.
+	Observed *Observed `json:"observed,omitempty"`
 	// Thresholds are the limits the findings were checked against; null
 	// is no limit.
 	Thresholds DocumentThresholds `json:"thresholds"`
@@ -210,6 +213,9 @@ func NewDocument(rep *Report, o WriteOptions) Document {
 		Thresholds: DocumentThresholds{LayerTokens: finite(rep.Thresholds.LayerTokens), TotalTokens: finite(rep.Thresholds.TotalTokens)}}
 	if n := rep.Native; n.Files > 0 || n.Conditional > 0 {
 		doc.Native = &n
+	}
+	if rep.Observed != nil {
+		doc.Observed = rep.Observed
 	}
 	for _, s := range rep.Sources {
 		p := ""

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 )
 
@@ -179,6 +180,20 @@ func Decode(b []byte) (*Record, error) {
 		return nil, errors.New("observation record: data after the record")
 	}
 	return &r, nil
+}
+
+// ReadFile reads a record from a file, refusing one over max bytes, with
+// errors that name the file.
+func ReadFile(path string, max int64) (*Record, error) {
+	b, _, err := fileio.Read(path, max)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	r, err := Decode(b)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return r, nil
 }
 
 // Turn returns the request that carries the agent's turn: the largest

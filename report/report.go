@@ -39,6 +39,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/version"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/observe"
 	"github.com/ctxaudit/ctx/render"
 )
 
@@ -336,9 +337,15 @@ func (v *viewer) stats() []stat {
 			included++
 		}
 	}
-	out := []stat{
-		{display.Int(rep.Total.Tokens), "tokens sent by ctx"},
+	var out []stat
+	if o := rep.Observed; o != nil {
+		// the headline is the real request
+		out = append(out, stat{display.Int(o.Tokens), "tokens the agent sent in its turn (observed, " + mdtext.Escape(orAgent(o)) + ")"})
+		if o.InputTokens != nil {
+			out = append(out, stat{display.Int(*o.InputTokens), "input tokens the provider counted"})
+		}
 	}
+	out = append(out, stat{display.Int(rep.Total.Tokens), "tokens sent by ctx"})
 	if n := rep.Native; n.Files > 0 {
 		out = append(out, stat{display.Int(n.Tokens), "tokens the agent loads itself (" + plural(n.Files, "file") + ")"})
 	}
@@ -876,6 +883,22 @@ func (v *viewer) treemap(minArea float64) *treemapView {
 			root.children = append(root.children, &node{kind: kindHistory, id: string(s.ID), label: "discussion history", tip: tip, tokens: s.Tokens})
 		}
 	}
+	if o := v.rep.Observed; o != nil {
+		// the rest of what the agent sent in its turn: the instruction
+		// files are the tiles above
+		agent := &node{kind: kindGroup, label: "sent by the agent", id: "observed/", tip: "what the agent itself sent in its turn (ctx observe)", noun: "part"}
+		for _, p := range o.Parts {
+			if p.Kind == observe.KindInstruction || p.Kind == observe.KindMemory || p.Tokens <= 0 {
+				continue
+			}
+			label := observedLabel(p)
+			agent.children = append(agent.children, &node{kind: kindAgent, id: "observed/" + string(p.Kind), label: label,
+				tip: label + "\n" + tokens(p.Tokens) + ", " + plural(p.Bytes, "byte") + "\nsent by " + mdtext.Escape(orAgent(o)), tokens: p.Tokens})
+		}
+		if len(agent.children) > 0 {
+			root.children = append([]*node{agent}, root.children...)
+		}
+	}
 	if root.total() <= 0 {
 		return nil
 	}
@@ -911,7 +934,30 @@ var kindLabels = []struct{ kind, label string }{
 	{kindScreenshot, "screenshots"},
 	{kindBeads, "Beads section"},
 	{kindHistory, "discussion history"},
+	{kindAgent, "sent by the agent itself (observed)"},
 	{kindMore, "small tiles merged"},
+}
+
+// observedLabel names a part of what the agent sent, with its count.
+func observedLabel(p audit.ObservedPart) string {
+	names := map[observe.Kind]string{observe.KindSystemPrompt: "system prompt", observe.KindTool: "tool schemas", observe.KindMCPTools: "MCP tool schemas",
+		observe.KindSkills: "skills", observe.KindEnvironment: "environment", observe.KindReminder: "reminders", observe.KindPrompt: "prompt",
+		observe.KindConversation: "conversation", observe.KindFraming: "JSON framing"}
+	label := names[p.Kind]
+	if label == "" {
+		label = string(p.Kind)
+	}
+	if p.Kind == observe.KindTool || p.Kind == observe.KindMCPTools {
+		label = display.Int(p.Count) + " " + label
+	}
+	return label
+}
+
+func orAgent(o *audit.Observed) string {
+	if o.Client != "" {
+		return o.Client
+	}
+	return o.Agent
 }
 
 // legend sums the leaves of the tree by kind (before merging); merged

@@ -130,6 +130,7 @@ const (
 	kindBeads      = "beads"
 	kindHistory    = "history"
 	kindMore       = "more"
+	kindAgent      = "agent" // what the agent sends of its own (ctx observe): system prompt, tools, environment, ...
 	kindGroup      = "group"
 )
 

@@ -18,17 +18,26 @@ type Validator struct {
 
 // NewManifestV1Validator compiles the version 1 manifest schema.
 func NewManifestV1Validator() (*Validator, error) {
-	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(manifestV1))
+	return newValidator("manifest", ManifestV1ID, manifestV1)
+}
+
+// NewObservationV1Validator compiles the version 1 observation schema.
+func NewObservationV1Validator() (*Validator, error) {
+	return newValidator("observation", ObservationV1ID, observationV1)
+}
+
+func newValidator(what, id string, schema []byte) (*Validator, error) {
+	doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
 	if err != nil {
-		return nil, fmt.Errorf("failed to parse the manifest schema: %w", err)
+		return nil, fmt.Errorf("failed to parse the %s schema: %w", what, err)
 	}
 	c := jsonschema.NewCompiler()
-	if err := c.AddResource(ManifestV1ID, doc); err != nil {
-		return nil, fmt.Errorf("failed to add the manifest schema: %w", err)
+	if err := c.AddResource(id, doc); err != nil {
+		return nil, fmt.Errorf("failed to add the %s schema: %w", what, err)
 	}
-	s, err := c.Compile(ManifestV1ID)
+	s, err := c.Compile(id)
 	if err != nil {
-		return nil, fmt.Errorf("failed to compile the manifest schema: %w", err)
+		return nil, fmt.Errorf("failed to compile the %s schema: %w", what, err)
 	}
 	return &Validator{schema: s}, nil
 }

@@ -70,7 +70,8 @@ func coreCommands(e *env) []*cli.Command {
 				"   ctx audit --format json --total-tokens 6000 # for agent runtimes\n" +
 				"   ctx audit --format github --check           # annotations in a GitHub Actions step\n" +
 				"   ctx audit --format sarif > ctx.sarif        # for code scanning\n" +
-				"   ctx audit --manifest context.manifest.json --fail-on info --check",
+				"   ctx audit --manifest context.manifest.json --fail-on info --check\n" +
+				"   ctx audit --observed turn.json              # beside what the agent really sent (ctx observe -o)",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(), estimatorFlag(), cacheDirFlag(), noCacheFlag(),
 				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json, markdown, github or sarif"},
@@ -78,6 +79,7 @@ func coreCommands(e *env) []*cli.Command {
 				&cli.BoolFlag{Name: "check", Usage: "exit 1 when a finding at the --fail-on level exists"},
 				&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "`LEVEL` that fails --check: info, warning or error"},
 				&cli.StringFlag{Name: "manifest", Usage: "audit a stored manifest `FILE` instead of building one"},
+				&cli.StringFlag{Name: "observed", Usage: "add what the agent really sent, from an observation `FILE` of ctx observe -o"},
 				&cli.StringFlag{Name: "layer-tokens", Usage: "`N` tokens above which a source is oversized (or inf)"},
 				&cli.StringFlag{Name: "total-tokens", Usage: "`N` tokens above which the total is oversized (or inf)"}),
 			Action: func(c *cli.Context) error { return e.audit(c) },
@@ -317,6 +319,15 @@ func (e *env) audit(c *cli.Context) error {
 	rep, err := runAudit(c, p, m)
 	if err != nil {
 		return err
+	}
+	if file := c.String("observed"); file != "" {
+		rec, err := readObservation(file)
+		if err != nil {
+			return err
+		}
+		if err := rep.AddObserved(rec); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
 	}
 	o := audit.WriteOptions{Home: p.Home, Wide: c.Bool("wide"), Width: terminalWidth(e.stdout)}
 	if p.Config != nil {

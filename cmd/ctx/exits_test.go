@@ -48,6 +48,12 @@ func cmdExits(ts *testscript.TestScript, neg bool, args []string) {
 			cmd.Env = append(cmd.Env, k+"="+v)
 		}
 	}
+	// the settings of the stand-in agents of ctx observe
+	for _, k := range []string{"FAKE_EXIT", "FAKE_OMIT", "FAKE_CUT"} {
+		if v := ts.Getenv(k); v != "" {
+			cmd.Env = append(cmd.Env, k+"="+v)
+		}
+	}
 	var stdout, stderr strings.Builder
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	start := time.Now()

@@ -214,3 +214,18 @@ func unwrapOut(w io.Writer) io.Writer {
 	}
 	return w
 }
+
+// maxObservation bounds an observation record read by --observed.
+const maxObservation = 64 << 20
+
+// readObservation reads an observation record (ctx observe -o).
+func readObservation(file string) (*observe.Record, error) {
+	if strings.TrimSpace(file) == "" {
+		return nil, usagef("--observed: must not be empty")
+	}
+	b, err := observe.ReadFile(file, maxObservation)
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}

@@ -24,11 +24,13 @@ func reportCommands(e *env) []*cli.Command {
 			"Examples:\n" +
 			"   ctx report                                  # writes ctx-report.html\n" +
 			"   ctx report --profile claude -o /tmp/context.html\n" +
-			"   ctx report --manifest ctx.manifest.json     # a stored manifest",
+			"   ctx report --manifest ctx.manifest.json     # a stored manifest\n" +
+			"   ctx report --observed turn.json             # with what the agent really sent (ctx observe -o)",
 		ArgsUsage: " ",
 		Flags: append(commonFlags(), estimatorFlag(),
 			&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Value: defaultReport, Usage: "write the page to `FILE` (atomically)"},
 			&cli.StringFlag{Name: "manifest", Usage: "report on a stored manifest `FILE` instead of building one"},
+			&cli.StringFlag{Name: "observed", Usage: "add what the agent really sent, from an observation `FILE` of ctx observe -o"},
 			&cli.StringFlag{Name: "layer-tokens", Usage: "`N` tokens above which a source is oversized (or inf)"},
 			&cli.StringFlag{Name: "total-tokens", Usage: "`N` tokens above which the total is oversized (or inf)"}),
 		Action: func(c *cli.Context) error { return e.report(c) },
@@ -62,6 +64,15 @@ func (e *env) report(c *cli.Context) error {
 	rep, err := runAudit(c, p, m)
 	if err != nil {
 		return err
+	}
+	if file := c.String("observed"); file != "" {
+		rec, err := readObservation(file)
+		if err != nil {
+			return err
+		}
+		if err := rep.AddObserved(rec); err != nil {
+			return fmt.Errorf("%s: %w", file, err)
+		}
 	}
 	var b bytes.Buffer
 	if err := report.Write(c.Context, &b, m, rep, report.Options{Home: p.Home, ReadFile: report.SourceReader(p.Dir, p.Home)}); err != nil {

@@ -15,6 +15,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/ctxaudit/ctx/audit"
+	"github.com/ctxaudit/ctx/observe"
 	"github.com/ctxaudit/ctx/schemas/schematest"
 
 	"github.com/ctxaudit/ctx/internal/testlane"
@@ -35,6 +36,10 @@ func TestMain(m *testing.M) {
 			}
 			os.Exit(execute(os.Args, os.Stdin, os.Stdout, os.Stderr))
 		},
+		// stand-ins for the agents, for ctx observe
+		"claude": fakeAgent("claude"),
+		"codex":  fakeAgent("codex"),
+		"gemini": fakeAgent("gemini"),
 	})
 }
 
@@ -71,12 +76,14 @@ func TestScripts(t *testing.T) {
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){
-			"unwork":        cmdUnwork,
-			"validmanifest": cmdValidManifest,
-			"maxwidth":      cmdMaxWidth,
-			"validsarif":    cmdValidSARIF,
-			"mkfifo":        cmdMkfifo,
-			"exits":         cmdExits,
+			"unwork":           cmdUnwork,
+			"validmanifest":    cmdValidManifest,
+			"maxwidth":         cmdMaxWidth,
+			"validsarif":       cmdValidSARIF,
+			"mkfifo":           cmdMkfifo,
+			"exits":            cmdExits,
+			"filemode":         cmdFileMode,
+			"validobservation": cmdValidObservation,
 		},
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine
@@ -111,6 +118,45 @@ func cmdUnwork(ts *testscript.TestScript, neg bool, args []string) {
 		s := strings.ReplaceAll(string(data), real, "$WORK")
 		s = strings.ReplaceAll(s, work, "$WORK")
 		ts.Check(os.WriteFile(p, []byte(s), 0o644))
+	}
+}
+
+// cmdFileMode checks the permission bits of a file: filemode FILE MODE
+// (octal).
+func cmdFileMode(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 2 {
+		ts.Fatalf("usage: filemode FILE MODE")
+	}
+	st, err := os.Stat(ts.MkAbs(args[0]))
+	ts.Check(err)
+	want, err := strconv.ParseUint(args[1], 8, 32)
+	ts.Check(err)
+	if got := st.Mode().Perm(); got != os.FileMode(want) {
+		ts.Fatalf("%s has mode %#o, want %#o", args[0], got, want)
+	}
+}
+
+// cmdValidObservation checks observation records against their JSON
+// Schema, and that the segments of each request add up to its bytes:
+// validobservation FILE...
+func cmdValidObservation(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) == 0 {
+		ts.Fatalf("usage: validobservation FILE...")
+	}
+	for _, f := range args {
+		data := []byte(ts.ReadFile(f))
+		ts.Check(schematest.CheckObservation(data))
+		rec, err := observe.Decode(data)
+		ts.Check(err)
+		for _, q := range rec.Requests {
+			sum := 0
+			for _, s := range q.Segments {
+				sum += s.Bytes
+			}
+			if sum != q.Bytes {
+				ts.Fatalf("%s: request %d: the segments add up to %d bytes, the request is %d", f, q.Seq, sum, q.Bytes)
+			}
+		}
 	}
 }
 

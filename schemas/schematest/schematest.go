@@ -28,6 +28,23 @@ func CheckManifest(doc []byte) error {
 	return nil
 }
 
+// CheckObservation validates the JSON document doc against the version 1
+// observation schema.
+func CheckObservation(doc []byte) error {
+	v, err := schemas.NewObservationV1Validator()
+	if err != nil {
+		return err
+	}
+	if err := v.Validate(doc); err != nil {
+		var ve *schemas.ValidationError
+		if errors.As(err, &ve) {
+			return fmt.Errorf("%w\n%s", err, ve.Detail)
+		}
+		return err
+	}
+	return nil
+}
+
 // Manifest fails tb unless doc validates against the version 1 manifest
 // schema.
 func Manifest(tb testing.TB, doc []byte) {

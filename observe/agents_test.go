@@ -421,3 +421,63 @@ func writeGeminiAuth(t *testing.T, home string) {
 		t.Fatal(err)
 	}
 }
+
+// TestObserveThisRepository runs the real Claude Code in this repository
+// (ctx observe --mock -- claude -p hi): the segments add up to the
+// request, this repository's CLAUDE.md is attributed whole, and the
+// prediction matches what was sent.
+func TestObserveThisRepository(t *testing.T) {
+	testlane.Program(t, "runs the real Claude Code")
+	program := agentProgram(t, observe.Claude)
+	checkVersion(t, observe.Claude, program, pinnedVersions(t)[observe.Claude])
+	repo, err := filepath.Abs("..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	home := t.TempDir()
+	chain, err := profile.Load(context.Background(), profile.Claude, profile.Options{Dir: repo, Home: home, Getenv: func(string) string { return "" }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var given []string
+	for _, f := range chain.Files {
+		given = append(given, f.Path)
+	}
+	env := append([]string{"HOME=" + home, "PATH=" + os.Getenv("PATH"), "TERM=dumb"}, runs[observe.Claude].env...)
+	var stdout, stderr bytes.Buffer
+	rec, state, err := observe.RunSession(context.Background(), observe.SessionOptions{Command: []string{program, "-p", "hi"},
+		Dir: repo, Env: env, Stdout: &stdout, Stderr: &stderr, Mock: true, Files: observe.NewFiles(repo, chain.Root, home, given)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	turn := rec.Turn()
+	if !state.Success() || turn == nil {
+		t.Fatalf("claude exited %v: %s %s", state, stdout.String(), stderr.String())
+	}
+	sum, kinds := 0, map[observe.Kind]int{}
+	for _, s := range turn.Segments {
+		sum += s.Bytes
+		kinds[s.Kind] += s.Bytes
+	}
+	if sum != turn.Bytes {
+		t.Errorf("the segments add up to %d bytes, the request is %d", sum, turn.Bytes)
+	}
+	for _, k := range []observe.Kind{observe.KindSystemPrompt, observe.KindTool, observe.KindInstruction, observe.KindPrompt} {
+		if kinds[k] == 0 {
+			t.Errorf("no %s in the request: %v", k, kinds)
+		}
+	}
+	found := false
+	for _, f := range turn.SentFiles() {
+		if f.Path == filepath.Join(repo, "CLAUDE.md") && f.Status == observe.SentWhole {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("CLAUDE.md of the repository is not among the files sent whole: %+v", turn.SentFiles())
+	}
+	if c := observe.Compare(chain, turn); c.Differs {
+		t.Errorf("the prediction differs:\n%+v", c.Files)
+	}
+	t.Logf("%d bytes, %d tokens: %v", turn.Bytes, turn.Tokens, kinds)
+}

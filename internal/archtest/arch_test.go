@@ -127,6 +127,8 @@ func TestLayers(t *testing.T) {
 		{"report", []string{"config", "provenance"}, "the page shows a manifest and its audit; it takes options, never ctx.toml types"},
 		{"cache", []string{"manifest", "aggregate", "aggregate/codeview", "history", "discover", "config", "audit", "render", "profile", "provenance", "measure", "secrets"}, "the cache stores bytes by key; its users compose the keys"},
 		{"aggregate", []string{"cache"}, "the pipeline takes a Cache (Options.Cache); the command chooses the directory"},
+		{"observe", []string{"manifest", "aggregate", "aggregate/codeview", "history", "discover", "config", "audit", "render", "report", "provenance", "secrets", "cache", "mcpserver"},
+			"the proxy records requests and reads the profile's prediction; it stays light enough for any agent runtime"},
 		{"manifest", []string{"cache"}, "the manifest takes aggregate options, with their Cache"},
 	} {
 		for _, d := range deps(t, tc.pkg) {

@@ -104,7 +104,7 @@ func Compare(chain *profile.Chain, req *Request) *Comparison {
 				m.Outcome = OutcomeSentNotPredicted
 			case x.seg.File.Status == SentChanged || x.seg.File.Status == SentUnread:
 				m.Outcome = OutcomeChanged
-			case x.seg.File.Status == SentCut && f.Loaded < f.Size && *x.seg.File.CutAt == f.Loaded,
+			case x.seg.File.Status == SentCut && x.seg.File.CutAt != nil && f.Loaded < f.Size && *x.seg.File.CutAt == f.Loaded,
 				x.seg.File.Status == SentWhole && f.Loaded == f.Size:
 				m.Outcome = OutcomeMatch
 			default:
@@ -132,11 +132,13 @@ func Compare(chain *profile.Chain, req *Request) *Comparison {
 	return c
 }
 
+// sentText says what was sent of a file: "whole", "cut at N", or its
+// status ("cut" alone for a record read back that gives no byte).
 func sentText(f *SentFile) string {
-	switch f.Status {
-	case SentCut:
+	switch {
+	case f.Status == SentCut && f.CutAt != nil:
 		return fmt.Sprintf("cut at %d", *f.CutAt)
-	case SentWhole:
+	case f.Status == SentWhole:
 		return "whole"
 	}
 	return f.Status

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -154,13 +155,21 @@ func (a *attributor) text(v *value, base Kind, name string, classify func(string
 	if classify != nil {
 		spans = overlay(spans, classify(s))
 	}
-	offs, ok := rawOffsets(a.body[v.start:v.end])
-	if !ok || len(offs) != len(s)+1 {
-		// cannot map the text back to its bytes: the whole string
+	if len(spans) == 0 {
+		// all of it is of kind base: its bytes between the quotes
 		a.add(piece{start: v.start + 1, end: v.end - 1, kind: base, name: name, text: s})
 		return
 	}
-	raw := func(i int) int { return v.start + offs[i] }
+	raw := func(i int) int { return v.start + 1 + i } // a string without escapes
+	if !plain(a.body[v.start:v.end]) {
+		offs, ok := rawOffsets(a.body[v.start:v.end])
+		if !ok || len(offs) != len(s)+1 {
+			// cannot map the text back to its bytes: the whole string
+			a.add(piece{start: v.start + 1, end: v.end - 1, kind: base, name: name, text: s})
+			return
+		}
+		raw = func(i int) int { return v.start + offs[i] }
+	}
 	at := 0
 	for _, sp := range spans {
 		if sp.start > at {
@@ -476,12 +485,12 @@ func (a *attributor) chat(root *value) {
 // segment each; every segment is measured.
 func (a *attributor) segments(est measure.Estimator) []Segment {
 	sort.SliceStable(a.pieces, func(i, j int) bool { return a.pieces[i].start < a.pieces[j].start })
-	var framing strings.Builder
+	var framing []byte
 	framingBytes := 0
 	at := 0
 	type group struct {
-		seg  Segment
-		text strings.Builder
+		seg   Segment
+		texts []string
 	}
 	var groups []*group
 	index := map[[2]string]*group{}
@@ -495,7 +504,7 @@ func (a *attributor) segments(est measure.Estimator) []Segment {
 			p.text = string(a.body[p.start:p.end])
 		}
 		if p.start > at {
-			framing.Write(a.body[at:p.start])
+			framing = append(framing, a.body[at:p.start]...)
 			framingBytes += p.start - at
 		}
 		at = p.end
@@ -508,7 +517,7 @@ func (a *attributor) segments(est measure.Estimator) []Segment {
 				groups = append(groups, g)
 			}
 			g.seg.Bytes += p.end - p.start
-			g.text.WriteString(p.text)
+			g.texts = append(g.texts, p.text)
 			continue
 		}
 		key := [2]string{string(p.kind), p.name}
@@ -519,26 +528,33 @@ func (a *attributor) segments(est measure.Estimator) []Segment {
 			groups = append(groups, g)
 		}
 		g.seg.Bytes += p.end - p.start
-		g.text.WriteString(p.text)
+		g.texts = append(g.texts, p.text)
 	}
 	if at < len(a.body) {
-		framing.Write(a.body[at:])
+		framing = append(framing, a.body[at:]...)
 		framingBytes += len(a.body) - at
 	}
 	out := make([]Segment, 0, len(groups)+1)
 	for _, g := range groups {
-		out = append(out, measureSegment(g.seg, g.text.String(), g.seg.Bytes, est))
+		text := g.texts[0]
+		if len(g.texts) > 1 {
+			text = strings.Join(g.texts, "")
+		}
+		out = append(out, measureSegment(g.seg, text, g.seg.Bytes, est))
 	}
 	if framingBytes > 0 {
-		out = append(out, measureSegment(Segment{Kind: KindFraming}, framing.String(), framingBytes, est))
+		out = append(out, measureSegment(Segment{Kind: KindFraming}, unsafe.String(unsafe.SliceData(framing), len(framing)), framingBytes, est))
 	}
 	return out
 }
 
+// measureSegment sets the sizes of s: bytes in the body, and the chars and
+// tokens of the text the model reads.
 func measureSegment(s Segment, text string, bytes int, est measure.Estimator) Segment {
 	s.Bytes = bytes
 	s.Chars = utf8.RuneCountInString(text)
-	s.Tokens = est.Tokens([]byte(text))
+	// a view of the text, not a copy: an estimator only reads its input
+	s.Tokens = est.Tokens(unsafe.Slice(unsafe.StringData(text), len(text)))
 	return s
 }
 

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -45,11 +46,21 @@ func (v *value) str(body []byte) (string, bool) {
 	if v == nil || v.kind != '"' {
 		return "", false
 	}
+	raw := body[v.start:v.end]
+	if plain(raw) {
+		return string(raw[1 : len(raw)-1]), true
+	}
 	var s string
-	if json.Unmarshal(body[v.start:v.end], &s) != nil {
+	if json.Unmarshal(raw, &s) != nil {
 		return "", false
 	}
 	return s, true
+}
+
+// plain reports whether the string literal raw holds no escape and only
+// valid UTF-8: its text is its bytes between the quotes.
+func plain(raw []byte) bool {
+	return bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw)
 }
 
 // errSyntax is a body that is not JSON.
@@ -72,8 +83,18 @@ func parseJSON(body []byte) (*value, error) {
 }
 
 type jsonParser struct {
-	b []byte
-	i int
+	b    []byte
+	i    int
+	slab []value // values are cut from it, a few allocations for the tree
+}
+
+// alloc returns a new value.
+func (p *jsonParser) alloc(kind byte, start, end int) *value {
+	if len(p.slab) == cap(p.slab) {
+		p.slab = make([]value, 0, max(64, min(4096, len(p.b)/32)))
+	}
+	p.slab = append(p.slab, value{kind: kind, start: start, end: end})
+	return &p.slab[len(p.slab)-1]
 }
 
 func (p *jsonParser) space() {
@@ -103,7 +124,7 @@ func (p *jsonParser) value(depth int) (*value, error) {
 	}
 	switch c := p.b[p.i]; {
 	case c == '{':
-		v := &value{kind: '{', start: start}
+		v := p.alloc('{', start, 0)
 		p.i++
 		p.space()
 		if p.i < len(p.b) && p.b[p.i] == '}' {
@@ -146,7 +167,7 @@ func (p *jsonParser) value(depth int) (*value, error) {
 			return nil, p.fail("no comma or closing brace")
 		}
 	case c == '[':
-		v := &value{kind: '[', start: start}
+		v := p.alloc('[', start, 0)
 		p.i++
 		p.space()
 		if p.i < len(p.b) && p.b[p.i] == ']' {
@@ -186,7 +207,7 @@ func (p *jsonParser) value(depth int) (*value, error) {
 				continue
 			case '"':
 				p.i++
-				return &value{kind: '"', start: start, end: p.i}, nil
+				return p.alloc('"', start, p.i), nil
 			}
 			if p.b[p.i] < 0x20 {
 				return nil, p.fail("a control character in a string")
@@ -207,7 +228,7 @@ func (p *jsonParser) value(depth int) (*value, error) {
 		if len(lit) == 0 || !json.Valid(lit) {
 			return nil, p.fail("an invalid literal")
 		}
-		return &value{kind: 'l', start: start, end: p.i}, nil
+		return p.alloc('l', start, p.i), nil
 	}
 }
 

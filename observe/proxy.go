@@ -142,8 +142,7 @@ func requestOf(r *http.Request) *Request {
 }
 
 // ServeHTTP records the request and forwards it (or answers it, in mock
-// mode). The request is attributed beside its forwarding, never in its
-// way.
+// mode). The request is attributed after its response, never in its way.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	p.mu.Lock()
 	p.seq++
@@ -167,23 +166,30 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			io.Closer
 		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
 	}
+	// the request is attributed once its response has reached the agent,
+	// so that the attribution never delays it
 	p.wg.Add(1)
-	go func() {
-		defer p.wg.Done()
-		defer func() {
-			// a bug of the attribution never ends the agent's session
-			if v := recover(); v != nil {
-				p.note(req, fmt.Sprintf("attribution failed (a bug in ctx): %v", v))
-			}
-		}()
-		p.attribute(req, r.Header.Get("Content-Encoding"), body, whole, r.ContentLength)
-	}()
+	encoding, length := r.Header.Get("Content-Encoding"), r.ContentLength
+	defer func() { go p.attributeLater(req, encoding, body, whole, length) }()
 	if p.o.Mock {
 		status := p.mock(w, r, body)
 		p.setStatus(req, status)
 		return
 	}
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, req)))
+}
+
+// attributeLater attributes a request whose response is out (in a
+// goroutine of its own: the response ends when the handler returns).
+func (p *Proxy) attributeLater(req *Request, encoding string, body []byte, whole bool, length int64) {
+	defer p.wg.Done()
+	defer func() {
+		// a bug of the attribution never ends the agent's session
+		if v := recover(); v != nil {
+			p.note(req, fmt.Sprintf("attribution failed (a bug in ctx): %v", v))
+		}
+	}()
+	p.attribute(req, encoding, body, whole, length)
 }
 
 // attribute cuts the body into segments.

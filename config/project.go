@@ -17,8 +17,10 @@ import (
 // ProjectOptions say which project to load. Every field may be left empty:
 // the defaults are those of the ctx command.
 type ProjectOptions struct {
-	// Dir is the project directory; "" is the working directory. A leading
-	// ~ expands to Home.
+	// Dir is the project directory; "" finds it from the working
+	// directory as git finds .git: the nearest directory, from the working
+	// directory up to the repository root, that holds a ctx.toml, else the
+	// working directory itself. A leading ~ expands to Home.
 	Dir string
 	// File is the configuration file; "" reads Dir/ctx.toml when it
 	// exists (no file is no error: every key keeps its default).
@@ -39,6 +41,10 @@ type ProjectOptions struct {
 type Project struct {
 	// Dir is the project directory, absolute with symlinks resolved.
 	Dir string
+	// WorkDir is the directory the agent starts in: the working
+	// directory when the project was found from it (a ctx.toml in a parent
+	// directory), else Dir. A profile's chain starts there.
+	WorkDir string
 	// Home and Getenv are those of ProjectOptions, with the defaults
 	// filled in.
 	Home          string
@@ -66,6 +72,7 @@ func LoadProject(o ProjectOptions) (*Project, error) {
 		p.Getenv = os.Getenv
 	}
 	dir := o.Dir
+	search := dir == "" && o.File == ""
 	if dir == "" {
 		wd, err := os.Getwd()
 		if err != nil {
@@ -82,11 +89,14 @@ func LoadProject(o ProjectOptions) (*Project, error) {
 	if st, err := os.Stat(abs); err != nil || !st.IsDir() {
 		return nil, fmt.Errorf("project directory %s: not a directory", display.Path(dir, p.Home))
 	}
-	p.Dir = abs
+	p.Dir, p.WorkDir = abs, abs
+	if search {
+		p.Dir = FindProject(abs)
+	}
 	if o.File != "" {
 		p.Config, err = Load(o.File, true)
 	} else {
-		p.Config, err = Load(display.RelativeToWD(filepath.Join(abs, FileName)), false)
+		p.Config, err = Load(display.RelativeToWD(filepath.Join(p.Dir, FileName)), false)
 	}
 	if err != nil {
 		return nil, err
@@ -95,6 +105,33 @@ func LoadProject(o ProjectOptions) (*Project, error) {
 		return nil, err
 	}
 	return p, nil
+}
+
+// FindProject returns the project directory of a working directory, as
+// git finds .git: the nearest of dir and its parents, up to the
+// repository root (the nearest directory with a .git), that holds a
+// ctx.toml; dir itself when none does or dir is in no repository.
+func FindProject(dir string) string {
+	root := ""
+	for d := dir; root == ""; {
+		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
+			root = d
+			break
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			return dir // in no repository
+		}
+		d = parent
+	}
+	for d := dir; ; d = filepath.Dir(d) {
+		if st, err := os.Stat(filepath.Join(d, FileName)); err == nil && !st.IsDir() {
+			return d
+		}
+		if d == root || filepath.Dir(d) == d {
+			return dir
+		}
+	}
 }
 
 // ShownPath shows a path for people: relative to the working directory
@@ -152,6 +189,10 @@ func (p *Project) ManifestOptions() manifest.Options {
 	o := manifest.Options{Discover: d, Estimator: c.Estimator, ConfiguredSources: configured}
 	if c.Profile != nil {
 		o.Profile = profile.Name(*c.Profile)
+	}
+	if p.WorkDir != "" && p.WorkDir != p.Dir {
+		// the agent starts in the working directory, below the project
+		o.ProfileOptions.Dir = p.WorkDir
 	}
 	if c.RelativePaths != nil {
 		o.RelativePaths = *c.RelativePaths

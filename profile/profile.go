@@ -497,7 +497,11 @@ func (l *loader) apply(r rule) error {
 					if err != nil {
 						rel = dir
 					}
-					f.Condition = "a tool touches " + filepath.ToSlash(rel) + "/"
+					when := r.lazyWhen
+					if when == "" {
+						when = "a tool touches %s"
+					}
+					f.Condition = fmt.Sprintf(when, filepath.ToSlash(rel)+"/")
 				}
 				if !l.add(f) {
 					continue

@@ -222,6 +222,7 @@ func TestClaude(t *testing.T) {
 		"a/b/.claude/rules/testing.md 12/12",
 		"a/b/CLAUDE.local.md 6/6",
 		"a/b/c/.claude/rules/README.md 10/10",
+		"a/b/c/below/CLAUDE.md 57/57 [Claude reads a file in below/]",
 	})
 	check(t, "issues", issues, []string{
 		"import_missing a/CLAUDE.md @docs/x.md",
@@ -250,6 +251,7 @@ func TestClaude(t *testing.T) {
 		"a/b/.claude/rules/testing.md 12/12",
 		"a/b/CLAUDE.local.md 6/6",
 		"a/b/c/.claude/rules/README.md 10/10",
+		"a/b/c/below/CLAUDE.md 57/57 [Claude reads a file in below/]",
 	})
 	check(t, "issues, external imports approved", issues, []string{
 		"import_cycle a/docs/x.md a/CLAUDE.md → a/docs/x.md → a/CLAUDE.md",
@@ -279,6 +281,7 @@ func TestClaude(t *testing.T) {
 		"p/AGENTS.md 5/5",
 		"p/.claude/AGENTS.md 11/11",
 		"p/s/AGENTS.md 4/4",
+		"p/s/deeper/CLAUDE.md 28/28 [Claude reads a file in deeper/]",
 	})
 
 	if len(Detect(tree(t, map[string]string{"AGENTS.md": "only"}))) != 0 {

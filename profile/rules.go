@@ -59,6 +59,7 @@ const (
 	whereSlashToCwd              // each ancestor of the working directory below /, and the working directory, root first (Claude Code)
 	whereUpToRoot                // the working directory and its parents up to the project root, root first; without a root, the working directory alone (Gemini CLI)
 	whereBelow                   // the subdirectories of the working directory that git does not ignore, breadth first, at most 200 (Gemini CLI)
+	whereBelowAll                // the same, at most 5,000 (the agents that read a subfolder's file when they work there)
 	whereManaged                 // Claude Code's managed policy directory
 	whereUser                    // the home directory
 	whereCodexHome               // $CODEX_HOME, else ~/.codex
@@ -98,8 +99,10 @@ type rule struct {
 	confined bool
 	// lazy: the agent loads the files of the rule just in time, when a
 	// tool touches a file in their directory (Gemini CLI's subdirectories):
-	// they and their imports are conditional
-	lazy bool
+	// they and their imports are conditional; lazyWhen says when, with %s
+	// for the directory ("" is "a tool touches %s")
+	lazy     bool
+	lazyWhen string
 }
 
 // rulesOf returns the rules of a profile, in the agent's load order. Each
@@ -132,7 +135,14 @@ func rulesOf(name Name, o Options) []rule {
 			// project_doc_fallback_filenames), joined root first;
 			// project_doc_max_bytes (32 KiB) is shared by the chain.
 			rule{id: "codex/project", label: "Codex: root → cwd", text: "Codex: AGENTS.override.md, AGENTS.md or a fallback name in each directory from the project root to the working directory",
-				evidence: docCodex, where: whereRootToCwd, entries: []entry{{names: names, first: true}}})
+				evidence: docCodex, where: whereRootToCwd, entries: []entry{{names: names, first: true}}},
+			// Codex's base instructions ("AGENTS.md spec"): "When working in
+			// a subdirectory of CWD ... check for any AGENTS.md files that
+			// may be applicable": the model reads them itself, when it works
+			// there.
+			rule{id: "codex/below", label: "Codex: subfolder, when the model works there", text: "Codex: AGENTS.md below the working directory, which its instructions tell the model to read when it works there",
+				evidence: docCodex, where: whereBelowAll, entries: []entry{{names: names, first: true}}, lazy: true,
+				lazyWhen: "the model works in %s (Codex's instructions tell it to read the file)"})
 	case Claude:
 		perDir := []entry{
 			{names: []string{"CLAUDE.md", ".claude/CLAUDE.md"}},
@@ -169,6 +179,13 @@ func rulesOf(name Name, o Options) []rule {
 			// imports for the project (~/.claude.json).
 			{id: "claude/project", label: "Claude Code: ancestors, cwd", text: "Claude Code: CLAUDE.md, .claude/CLAUDE.md, .claude/rules and CLAUDE.local.md in the working directory and each ancestor",
 				evidence: docClaude, where: whereSlashToCwd, entries: perDir, imports: claudeImports, hops: claudeImportHops, external: true},
+			// memory docs: "CLAUDE.md files in subtrees under the current
+			// working directory ... are only included when Claude reads files
+			// in those subtrees" (held against Claude Code 2.1.328: not sent
+			// at the start).
+			{id: "claude/below", label: "Claude Code: subtree, when read", text: "Claude Code: CLAUDE.md, .claude/CLAUDE.md and CLAUDE.local.md in subfolders of the working directory, loaded when Claude reads a file there",
+				evidence: docClaude, where: whereBelowAll, entries: []entry{{names: []string{"CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"}}},
+				imports: claudeImports, hops: claudeImportHops, external: true, lazy: true, lazyWhen: "Claude reads a file in %s"},
 		}
 	case Gemini:
 		return []rule{
@@ -203,6 +220,11 @@ func rulesOf(name Name, o Options) []rule {
 				entries: []entry{{glob: ".github/instructions/**/*.instructions.md", meta: copilotApplyTo}}},
 			{id: "copilot/agents", label: "Copilot agent: root files", text: "Copilot coding agent: AGENTS.md, CLAUDE.md or GEMINI.md at the root", evidence: docCopilot, where: whereRoot,
 				entries: []entry{{names: []string{"AGENTS.md", "CLAUDE.md", "GEMINI.md"}}}},
+			// "the nearest AGENTS.md in the directory tree takes precedence":
+			// a subfolder's AGENTS.md applies to the files the agent edits
+			// there
+			{id: "copilot/nested", label: "Copilot agent: nested AGENTS.md", text: "Copilot coding agent: AGENTS.md in subfolders, for the files it edits there", evidence: docCopilot,
+				where: whereBelowAll, entries: []entry{{names: []string{"AGENTS.md"}}}, lazy: true, lazyWhen: "the agent edits a file in %s"},
 		}
 	case Cursor:
 		return []rule{
@@ -213,6 +235,8 @@ func rulesOf(name Name, o Options) []rule {
 				entries: []entry{{glob: ".cursor/rules/**/*.mdc", meta: cursorMeta}}},
 			{id: "cursor/agents", label: "Cursor: AGENTS.md", text: "Cursor: AGENTS.md at the root", evidence: docCursor, where: whereRoot,
 				entries: []entry{{names: []string{"AGENTS.md"}}}},
+			{id: "cursor/nested", label: "Cursor: nested AGENTS.md", text: "Cursor: AGENTS.md in subfolders, for the files it works on there", evidence: docCursor,
+				where: whereBelowAll, entries: []entry{{names: []string{"AGENTS.md"}}}, lazy: true, lazyWhen: "Cursor works on a file in %s"},
 			{id: "cursor/legacy", label: "Cursor: legacy rules", text: "Cursor: legacy .cursorrules", evidence: docCursor, where: whereRoot,
 				entries: []entry{{names: []string{".cursorrules"}}}},
 		}
@@ -221,8 +245,12 @@ func rulesOf(name Name, o Options) []rule {
 }
 
 // maxBelowDirs bounds the subdirectories walked for just-in-time files
-// (Gemini CLI's discoveryMaxDirs, 200).
-const maxBelowDirs = 200
+// (Gemini CLI's discoveryMaxDirs, 200); maxBelowAllDirs those of the agents
+// with no such bound.
+const (
+	maxBelowDirs    = 200
+	maxBelowAllDirs = 5000
+)
 
 // dirs returns the directories of w, in load order.
 func (l *loader) dirs(w where) []string {
@@ -255,6 +283,8 @@ func (l *loader) dirs(w where) []string {
 		return between(root, o.Dir)
 	case whereBelow:
 		return below(o.Dir, maxBelowDirs, gitignore.New(o.Dir))
+	case whereBelowAll:
+		return below(o.Dir, maxBelowAllDirs, gitignore.New(o.Dir))
 	case whereManaged:
 		return []string{o.ManagedDir}
 	case whereUser:

@@ -119,10 +119,15 @@ const (
 	CodeOverAgentLimit Code = "over_agent_limit"
 )
 
-// Default thresholds.
+// Default thresholds, from what the agents themselves accept: a source
+// over 8,192 tokens is over Codex's 32 KiB of project documents (about four
+// bytes a token), the tightest limit an agent enforces; 32,768 tokens in
+// total are four such files, about a sixth of a 200,000-token window. (An
+// agent's own limit is also checked against each file it loads:
+// agent_truncation, over_agent_limit.)
 const (
-	DefaultLayerTokens = 2000
-	DefaultTotalTokens = 8000
+	DefaultLayerTokens = 8192
+	DefaultTotalTokens = 32768
 )
 
 // Thresholds bound tokens per source and in total; math.Inf(1) is unlimited.
@@ -145,7 +150,7 @@ func ParseThreshold(s string) (float64, error) {
 	return v, nil
 }
 
-// DefaultThresholds returns 2000 tokens per source and 8000 in total.
+// DefaultThresholds returns 8,192 tokens per source and 32,768 in total.
 func DefaultThresholds() Thresholds {
 	return Thresholds{LayerTokens: DefaultLayerTokens, TotalTokens: DefaultTotalTokens}
 }

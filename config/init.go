@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/profile"
 )
@@ -29,30 +30,65 @@ func thresholdsFor(name profile.Name) (layer, total int, why string) {
 	case profile.Cursor:
 		return 4000, 8000, "Cursor advises rules under 500 lines, about 4,000 tokens"
 	}
-	return 2000, 8000, "ctx's defaults"
+	return audit.DefaultLayerTokens, audit.DefaultTotalTokens, "ctx's default: Codex's 32 KiB, the tightest limit an agent enforces"
 }
 
+// Fit is what the project's instruction files measure, for [TemplateFor]:
+// the template never sets a budget or a threshold that they already pass,
+// so that ctx audit --check does not fail on the configuration it was
+// given (what the agents themselves cut or refuse still fails it).
+type Fit struct {
+	// MaxLines and MaxTokens are those of the largest project source
+	// (AGENTS.md, CLAUDE.md) ctx sends; Name names it.
+	MaxLines, MaxTokens int
+	Name                string
+	// TotalTokens is what ctx sends in all.
+	TotalTokens int
+}
+
+// roundUp rounds n up to a multiple of step.
+func roundUp(n, step int) int { return (n + step - 1) / step * step }
+
 // Template returns a commented ctx.toml for the profile (generic when
-// name is ""), as `ctx init` writes it: the agent and profile, the shared
-// file, a budget for what ctx sends, the audit thresholds suited to the
-// agent, and every other table commented out with what it does.
-func Template(name profile.Name) string {
+// name is ""), as `ctx init` writes it with nothing measured: see
+// [TemplateFor].
+func Template(name profile.Name) string { return TemplateFor(name, Fit{}) }
+
+// TemplateFor returns a commented ctx.toml for the profile (generic when
+// name is ""), as `ctx init` writes it: the profile (the agent defaults to
+// it), the shared file, a budget for what ctx sends, the audit thresholds
+// suited to the agent, every one raised to fit the project's own files,
+// and every other table commented out with what it does.
+func TemplateFor(name profile.Name, fit Fit) string {
 	if name == "" {
 		name = profile.Generic
 	}
 	layer, total, why := thresholdsFor(name)
+	if fit.MaxTokens > layer {
+		why = fmt.Sprintf("raised from %d to fit %s (%d tokens)", layer, fit.Name, fit.MaxTokens)
+		layer = roundUp(fit.MaxTokens+fit.MaxTokens/10, 100)
+	}
+	totalWhy := "what ctx sends in total"
+	if fit.TotalTokens > total {
+		totalWhy = fmt.Sprintf("raised from %d to fit what ctx sends here (%d tokens)", total, fit.TotalTokens)
+		total = roundUp(fit.TotalTokens+fit.TotalTokens/10, 100)
+	}
+	lines, linesWhy := 200, "most agents advise instruction files under 200 lines"
+	if fit.MaxLines > lines {
+		lines = roundUp(fit.MaxLines+fit.MaxLines/10, 50)
+		linesWhy = fmt.Sprintf("raised from 200 to fit %s (%d lines); most agents advise under 200", fit.Name, fit.MaxLines)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `# ctx.toml: what an AI agent working in this project is given, and what it may cost.
+	b.WriteString(`# ctx.toml: what an AI agent working in this project is given, and what it may cost.
 # Reference: docs/config.md of ctx. Check it with:  ctx audit --check
 
-agent = %q
-`, string(name))
+`)
 	if name == profile.Generic {
 		b.WriteString(`# profile = "claude"     # codex, claude, gemini, copilot or cursor: list what that agent
-#                         # loads by itself, so ctx never sends it twice
+#                         # loads by itself, so ctx never sends it twice (the agent is the profile)
 `)
 	} else {
-		fmt.Fprintf(&b, "profile = %q        # what %s loads by itself is listed, never sent twice\n", string(name), string(name))
+		fmt.Fprintf(&b, "profile = %q        # the agent: what %s loads by itself is listed, never sent twice\n", string(name), string(name))
 	}
 	fmt.Fprintf(&b, `
 # The shared instruction file (default: $AGENTS_GLOBAL_MD, then ~/.config/agents/GLOBAL.md).
@@ -64,11 +100,11 @@ agent = %q
 # A budget for what ctx sends, per source id or kind (here: AGENTS.md and CLAUDE.md when
 # ctx sends them rather than the agent loading them itself).
 [budgets.project]
-max_lines = 200           # most agents advise instruction files under 200 lines
+max_lines = %d           # %s
 
 [audit]
 layer_tokens = %d       # %s
-total_tokens = %d       # what ctx sends in total
+total_tokens = %d       # %s
 
 # Project files to send with the instructions (ctx aggregate; docs/config.md, [files]).
 # [files]
@@ -78,7 +114,7 @@ total_tokens = %d       # what ctx sends in total
 # The conversation so far (ctx messages; docs/config.md, [discussion]).
 # [discussion]
 # history = "history.json"
-`, layer, why, total)
+`, lines, linesWhy, layer, why, total, totalWhy)
 	return b.String()
 }
 
@@ -98,12 +134,17 @@ func InitProfile(dir string) (name profile.Name, found []profile.Detected) {
 // must not exist (then the error is [ErrExists], without the path); the
 // file is written whole or not at all. It returns the path of the file.
 func WriteTemplate(dir string, name profile.Name) (string, error) {
+	return WriteTemplateFor(dir, name, Fit{})
+}
+
+// WriteTemplateFor is [WriteTemplate] of [TemplateFor] with fit.
+func WriteTemplateFor(dir string, name profile.Name, fit Fit) (string, error) {
 	p := filepath.Join(dir, FileName)
 	if _, err := os.Lstat(p); err == nil {
 		return p, ErrExists
 	}
 	// a few kilobytes: no context to stop it
-	if err := atomicfile.CreateExclusive(context.Background(), p, []byte(Template(name)), 0o644); err != nil {
+	if err := atomicfile.CreateExclusive(context.Background(), p, []byte(TemplateFor(name, fit)), 0o644); err != nil {
 		if errors.Is(err, os.ErrExist) {
 			return p, ErrExists
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"github.com/ctxaudit/ctx/secrets"
+	"path/filepath"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -381,11 +382,21 @@ func (e *env) init(c *cli.Context) error {
 	if !c.IsSet("profile") {
 		name, found = config.InitProfile(p.Dir)
 	}
-	path, err := config.WriteTemplate(p.Dir, name)
+	fit, err := initFit(c, p, name)
+	if err != nil {
+		return err
+	}
+	path, err := config.WriteTemplateFor(p.Dir, name, fit)
 	if err != nil {
 		return fmt.Errorf("%s: %w", p.ShownPath(path), err)
 	}
 	shown := p.ShownPath(path)
+	// what its own check says of the configuration just written
+	if failing, err := initCheck(c, p.Dir); err != nil {
+		return err
+	} else if len(failing) > 0 {
+		fmt.Fprintf(e.stderr, "ctx: warning: ctx audit --check fails here on what the files themselves are, not on this configuration: %s\n", strings.Join(failing, "; "))
+	}
 	switch {
 	case len(found) == 1:
 		_, err = fmt.Fprintf(e.stdout, "wrote %s with profile %s (found %s); check it with: ctx audit --check\n", shown, name, found[0].File)
@@ -400,6 +411,59 @@ func (e *env) init(c *cli.Context) error {
 		_, err = fmt.Fprintf(e.stdout, "wrote %s; check it with: ctx audit --check\n", shown)
 	}
 	return err
+}
+
+// initFit measures the instruction files ctx would send in the project with
+// the profile and no configuration: the template ctx init writes fits them.
+func initFit(c *cli.Context, p *config.Project, name profile.Name) (config.Fit, error) {
+	o := p.ManifestOptions()
+	if name != profile.Generic {
+		o.Profile = name
+	}
+	m, err := manifest.Build(c.Context, o)
+	if err != nil {
+		return config.Fit{}, err
+	}
+	var fit config.Fit
+	for _, s := range m.Sources {
+		if !s.Included || s.SourceLines == nil || s.SourceTokens == nil || !strings.HasPrefix(s.Path, p.Dir+string(filepath.Separator)) {
+			continue
+		}
+		if *s.SourceLines > fit.MaxLines {
+			fit.MaxLines, fit.Name = *s.SourceLines, filepath.Base(s.Path)
+		}
+		fit.MaxTokens = max(fit.MaxTokens, *s.SourceTokens)
+		fit.TotalTokens += *s.SourceTokens
+	}
+	return fit, nil
+}
+
+// initCheck audits the project with the configuration ctx init wrote and
+// returns the findings that fail ctx audit --check, as "code (source)".
+func initCheck(c *cli.Context, dir string) ([]string, error) {
+	p, err := config.LoadProject(config.ProjectOptions{Dir: dir})
+	if err != nil {
+		return nil, err
+	}
+	m, err := manifest.Build(c.Context, p.ManifestOptions())
+	if err != nil {
+		return nil, err
+	}
+	sc, err := p.Config.Scanner()
+	if err != nil {
+		return nil, err
+	}
+	rep, err := audit.RunContext(c.Context, m, audit.Options{Thresholds: p.Thresholds(), Secrets: sc})
+	if err != nil {
+		return nil, err
+	}
+	var out []string
+	for _, f := range rep.Findings {
+		if f.Severity == audit.Warning || f.Severity == audit.Error {
+			out = append(out, string(f.Code)+" ("+f.SourceID+")")
+		}
+	}
+	return out, nil
 }
 
 // runAudit audits m with the thresholds of the flags and the project's

@@ -79,8 +79,11 @@ type VerifyReport struct {
 	// ones, the files likewise, then the Beads store and the history file.
 	Rows []VerifyRow `json:"rows"`
 	// Drifted counts the settings that changed and the rows that are not
-	// unchanged.
+	// unchanged, machine-local rows aside.
 	Drifted int `json:"drifted"`
+	// Local counts the machine-local rows that are not unchanged: reported,
+	// not drift.
+	Local int `json:"machine_local_changes"`
 }
 
 // SettingDrift is a setting of the manifest that differs now: ctx.toml or
@@ -127,6 +130,11 @@ type VerifyRow struct {
 	// Note says more when the state alone does not ("no longer a
 	// candidate" for a row that also changed).
 	Note string `json:"note,omitempty"`
+	// MachineLocal is set, in a manifest of relative paths, for a file
+	// outside the repository (the home directory, a user-level agent file,
+	// an absolute path): it is each machine's own, so whatever state it
+	// has is reported but is not drift.
+	MachineLocal bool `json:"machine_local,omitempty"`
 }
 
 // Count returns the number of rows in state s.
@@ -249,12 +257,26 @@ func Verify(ctx context.Context, m *manifest.Manifest, rebuild manifest.Options)
 		rep.Rows = append(rep.Rows, v.history(m.History))
 	}
 	rep.Drifted = len(rep.Settings)
-	for _, row := range rep.Rows {
-		if row.State != StateUnchanged {
+	for i := range rep.Rows {
+		row := &rep.Rows[i]
+		row.MachineLocal = m.Paths == manifest.PathsRelative && machineLocal(row.Path)
+		switch {
+		case row.State == StateUnchanged:
+		case row.MachineLocal:
+			rep.Local++
+		default:
 			rep.Drifted++
 		}
 	}
 	return rep, nil
+}
+
+// machineLocal reports whether a path of a relative manifest names a file
+// outside the repository: one in the home directory (~) or absolute (a
+// relative manifest records the files of the repository relative to the
+// project directory, ../ up to the repository root).
+func machineLocal(p string) bool {
+	return p == "~" || strings.HasPrefix(p, "~/") || filepath.IsAbs(p)
 }
 
 // settings compares the settings of the stored manifest m with those of

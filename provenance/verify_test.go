@@ -492,3 +492,57 @@ func TestVerifySettings(t *testing.T) {
 		t.Errorf("project_agents: %q (%q)", got, states(rep))
 	}
 }
+
+// A teammate's machine has files the committed manifest recorded missing
+// (a shared GLOBAL.md, the user's own CLAUDE.md): in a relative manifest
+// they are machine-local, reported and never drift; a change in the
+// repository still is.
+func TestVerifyMachineLocal(t *testing.T) {
+	dir := fixtureDir(t)
+	home, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := fixtureOptions(dir, true)
+	o.Discover.Home = home
+	o.Discover.SharedMode = discover.SharedUnset
+	o.Profile = profile.Claude
+	m := stored(t, o)
+	testfs.Write(t, home, map[string]string{
+		".config/agents/GLOBAL.md": "a teammate's shared file\n",
+		".claude/CLAUDE.md":        "the teammate's own rules\n",
+	})
+	rep, err := provenance.Verify(context.Background(), m, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// the shared file appeared; the user's own CLAUDE.md is not in a
+	// relative manifest at all
+	if rep.Drifted != 0 || rep.Local != 1 {
+		t.Fatalf("drifted %d, machine-local %d, want 0 and 1: %+v", rep.Drifted, rep.Local, rep.Rows)
+	}
+	for _, r := range rep.Rows {
+		if r.State != provenance.StateUnchanged && (!r.MachineLocal || !strings.HasPrefix(r.Path, "~/")) {
+			t.Errorf("%s %s: %s, machine-local %v", r.ID, r.Path, r.State, r.MachineLocal)
+		}
+	}
+	var b bytes.Buffer
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "no drift") || !strings.Contains(b.String(), "1 machine-local row differs") {
+		t.Errorf("the table:\n%s", b.String())
+	}
+	// a change in the repository is drift all the same
+	write(t, filepath.Join(dir, "AGENTS.md"), "# Rules\nRun every test.\n")
+	if rep, err = provenance.Verify(context.Background(), m, o); err != nil || rep.Drifted == 0 {
+		t.Errorf("a changed AGENTS.md: drifted %d, %v", rep.Drifted, err)
+	}
+	// an absolute manifest is this machine's: no row is machine-local
+	o.RelativePaths = false
+	m = stored(t, o)
+	testfs.Write(t, home, map[string]string{".claude/CLAUDE.md": "changed\n"})
+	if rep, err = provenance.Verify(context.Background(), m, o); err != nil || rep.Local != 0 || rep.Drifted == 0 {
+		t.Errorf("absolute manifest: %d machine-local, %d drifted, %v", rep.Local, rep.Drifted, err)
+	}
+}

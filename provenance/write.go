@@ -61,7 +61,11 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 		}
 		rows := make([][]string, 0, len(rep.Rows))
 		for _, r := range rep.Rows {
-			rows = append(rows, []string{string(r.State), r.ID, shortHash(r.OldHash, r.OldStatus), shortHash(r.NewHash, r.NewStatus), r.Path})
+			state := string(r.State)
+			if r.MachineLocal && r.State != StateUnchanged {
+				state += " (local)"
+			}
+			rows = append(rows, []string{state, r.ID, shortHash(r.OldHash, r.OldStatus), shortHash(r.NewHash, r.NewStatus), r.Path})
 		}
 		header := []string{"state", "id", "old", "new", "path"}
 		if err := table.Write(&b, header, fit(header, rows, []int{0, 28, 10, 10, -1})); err != nil {
@@ -86,12 +90,25 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 // unchanged", "drift: 2 of 5 rows (1 changed, 1 new)", and "; 1 setting
 // changed" when settings did.
 func verifySummary(rep *VerifyReport) string {
+	local := ""
+	if rep.Local > 0 {
+		local = "; " + plural(rep.Local, "machine-local row") + " differ (files outside the repository, each machine's own: not drift)"
+		if rep.Local == 1 {
+			local = "; 1 machine-local row differs (a file outside the repository, each machine's own: not drift)"
+		}
+	}
 	if rep.Drifted == 0 {
-		return fmt.Sprintf("no drift: %s unchanged", plural(len(rep.Rows), "row"))
+		return fmt.Sprintf("no drift: %s unchanged", plural(len(rep.Rows)-rep.Local, "row")) + local
 	}
 	var parts []string
 	for _, s := range States()[1:] {
-		if n := rep.Count(s); n > 0 {
+		n := 0
+		for _, r := range rep.Rows {
+			if r.State == s && !r.MachineLocal {
+				n++
+			}
+		}
+		if n > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
@@ -102,7 +119,7 @@ func verifySummary(rep *VerifyReport) string {
 	if n := len(rep.Settings); n > 0 {
 		out += "; " + plural(n, "setting") + " changed"
 	}
-	return out
+	return out + local
 }
 
 func orNone(s string) string {

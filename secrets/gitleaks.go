@@ -34,6 +34,7 @@ type located struct {
 	rule, description string
 	start, end        int
 	nameOnly          bool
+	decoded           bool // the range is the encoded text the secret was decoded from
 }
 
 // rawFinding is a match as gitleaks reports it: 0-based lines, columns
@@ -596,7 +597,7 @@ func (g gitleaks) detect(ctx context.Context, name, text string) ([]located, err
 				starts = lineStarts(chunk)
 			}
 			s, e := locate(chunk, starts, r)
-			out = append(out, located{rule: r.rule, description: r.description, start: base + s, end: base + e})
+			out = append(out, located{rule: r.rule, description: r.description, start: base + s, end: base + e, decoded: r.decoded})
 		}
 	}
 	for i, w := range windows(text) {

@@ -1,0 +1,114 @@
+package secrets
+
+import (
+	"strings"
+)
+
+// genericRules are the rules that match any value assigned to a name like
+// key, token or secret, or sent in an Authorization header: their matches
+// are credentials only when the value looks like one. (The rules of a
+// provider match that provider's own format, and are kept as they are.)
+var genericRules = map[string]bool{"generic-api-key": true, "curl-auth-header": true}
+
+// implausible reports whether the value a generic rule matched is not a
+// credential but a name or a placeholder: a feature flag's key
+// ("pricing-phase-1-limits", "403-scope-union"), a documented placeholder
+// ("YOUR_API_KEY", "<token>", "xxxxxxxx"), or a run of consecutive digits or
+// letters standing for one ("key-123456789", "0123456789abcdef…"). Measured
+// on growthbook, python-sdk and C2FO/vfs: 30 of the 70 generic findings
+// were such values, every one a false positive; base64 and random values
+// are kept.
+func implausible(secret string) bool {
+	s := strings.Trim(secret, `"'`+"`")
+	return s == "" || nameLike(s) || placeholder(s)
+}
+
+// nameLike: words of lowercase letters joined by - _ . / or :, with numbers
+// of at most four digits between them ("pricing-phase-1-limits").
+func nameLike(s string) bool {
+	parts := strings.FieldsFunc(s, func(r rune) bool { return r == '-' || r == '_' || r == '.' || r == '/' || r == ':' })
+	if len(parts) < 2 {
+		return false
+	}
+	words := 0
+	for _, p := range parts {
+		switch {
+		case len(p) > 24:
+			return false
+		case isAll(p, 'a', 'z'):
+			words++
+		case isAll(p, '0', '9') && len(p) <= 4:
+		default:
+			return false
+		}
+	}
+	return words >= 2
+}
+
+// placeholder: a value written for a person to replace.
+func placeholder(s string) bool {
+	lower := strings.ToLower(s)
+	for _, w := range []string{"your_", "your-", "yourapi", "your api", "example", "placeholder", "changeme", "replace_me", "replaceme", "dummy", "<", "${", "{{"} {
+		if strings.Contains(lower, w) {
+			return true
+		}
+	}
+	// UPPER_CASE_WORDS, as in API_KEY or MY_TOKEN
+	if upper := strings.FieldsFunc(s, func(r rune) bool { return r == '_' || r == '-' }); len(upper) >= 2 {
+		all := true
+		for _, p := range upper {
+			if !isAll(p, 'A', 'Z') {
+				all = false
+			}
+		}
+		if all {
+			return true
+		}
+	}
+	// one character repeated, or counting runs: what is left of the value
+	// (after a prefix such as sk_ or key-) once the runs of four or more
+	// consecutive or equal characters ("1234567890", "abcdef", "xxxx") are
+	// taken out is at most a third of it
+	rest := lower
+	if i := strings.IndexAny(rest, "_-"); i > 0 && i <= 10 && isAll(rest[:i], 'a', 'z') {
+		rest = rest[i+1:]
+	}
+	left := withoutRuns(rest)
+	return len(rest) >= 8 && len(left) <= len(rest)/3
+}
+
+// withoutRuns returns s without its runs of four or more characters that
+// count up, count down or repeat (each byte one more, one less, or the
+// same as the one before).
+func withoutRuns(s string) string {
+	var out []byte
+	for i := 0; i < len(s); {
+		j := i + 1
+		if j < len(s) {
+			d := int(s[j]) - int(s[i])
+			if d >= -1 && d <= 1 && alnum(s[i]) {
+				for j < len(s) && alnum(s[j]) && int(s[j])-int(s[j-1]) == d {
+					j++
+				}
+			}
+		}
+		if j-i >= 4 {
+			i = j
+			continue
+		}
+		out = append(out, s[i])
+		i++
+	}
+	return string(out)
+}
+
+func alnum(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'z' }
+
+func isAll(s string, lo, hi byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < lo || s[i] > hi {
+			return false
+		}
+	}
+	return s != ""
+}

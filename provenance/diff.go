@@ -37,6 +37,12 @@ const (
 	ChangeStatus Change = "status"
 	// ChangeTokens: the emitted tokens went up or down.
 	ChangeTokens Change = "tokens"
+	// ChangeLoaded: what the agent loads of a file by itself went up or
+	// down (its tokens).
+	ChangeLoaded Change = "loaded"
+	// ChangeAgentCut: the agent's own limit cuts the file at another byte
+	// (Codex's 32 KiB), or now cuts it, or no longer does.
+	ChangeAgentCut Change = "agent_cut"
 )
 
 // DiffOptions configure [Diff].
@@ -80,6 +86,11 @@ type Summary struct {
 	// manifest's estimator; the separators between them, which the
 	// audit's total counts, are not.
 	EmittedTokens int `json:"emitted_tokens"`
+	// NativeTokens is what the agent loads by itself in every session (the
+	// profile's files, as much of each as it keeps); AgentTokens what it
+	// gets in all: EmittedTokens and NativeTokens.
+	NativeTokens int `json:"native_tokens"`
+	AgentTokens  int `json:"agent_tokens"`
 }
 
 // Counts counts sources and file rows.
@@ -123,6 +134,18 @@ type SourceState struct {
 	SourceHash    *string `json:"source_hash"`
 	SourceTokens  *int    `json:"source_tokens"`
 	EmittedTokens int     `json:"emitted_tokens"`
+	// Native is set for a file the agent loads by itself (the profile's):
+	// what it keeps of it (bytes and tokens), what its own limit cuts, and
+	// the condition under which it loads it ("" for every session).
+	Native *NativeState `json:"native,omitempty"`
+}
+
+// NativeState is what an agent keeps of a file it loads by itself.
+type NativeState struct {
+	LoadedBytes  int    `json:"loaded_bytes"`
+	LoadedTokens int    `json:"loaded_tokens"`
+	CutBytes     int    `json:"cut_bytes"`
+	Condition    string `json:"condition,omitempty"`
 }
 
 // FileDiff is one file or screenshot row that differs.
@@ -222,12 +245,32 @@ func summary(orig, m *manifest.Manifest) Summary {
 	for _, sec := range m.Sections {
 		s.EmittedTokens += sec.Tokens
 	}
+	for _, n := range natives(m) {
+		if n.Condition == "" {
+			s.NativeTokens += n.LoadedTokens
+		}
+	}
+	s.AgentTokens = s.EmittedTokens + s.NativeTokens
 	return s
 }
 
-func sourceState(i int, s *manifest.Source) *SourceState {
+// natives returns what the agent keeps of each file its profile loads, by
+// source id.
+func natives(m *manifest.Manifest) map[string]*NativeState {
+	out := map[string]*NativeState{}
+	if m.Profile == nil {
+		return out
+	}
+	for _, f := range m.Profile.Files {
+		out[f.ID] = &NativeState{LoadedBytes: f.LoadedBytes, LoadedTokens: f.LoadedTokens, CutBytes: f.CutBytes, Condition: f.Condition}
+	}
+	return out
+}
+
+func sourceState(i int, s *manifest.Source, native map[string]*NativeState) *SourceState {
 	st := &SourceState{Position: i + 1, Path: s.Path, Status: s.Status, Included: s.Included, Reason: s.Reason,
-		Budget: s.Budget, MaxChars: s.MaxChars, MaxLines: s.MaxLines, SourceHash: s.SourceHash, SourceTokens: s.SourceTokens}
+		Budget: s.Budget, MaxChars: s.MaxChars, MaxLines: s.MaxLines, SourceHash: s.SourceHash, SourceTokens: s.SourceTokens,
+		Native: native[s.ID]}
 	if s.EmittedTokens != nil {
 		st.EmittedTokens = *s.EmittedTokens
 	}
@@ -255,9 +298,10 @@ func diffSources(rep *DiffReport, a, b *manifest.Manifest) {
 		}
 	}
 	kept := lcs(commonOld, commonNew)
+	na, nb := natives(a), natives(b)
 	for j := range b.Sources {
 		now := &b.Sources[j]
-		d := SourceDiff{ID: now.ID, New: sourceState(j, now)}
+		d := SourceDiff{ID: now.ID, New: sourceState(j, now, nb)}
 		i, ok := oldAt[now.ID]
 		if !ok {
 			d.Changes = []Change{ChangeAdded}
@@ -265,7 +309,7 @@ func diffSources(rep *DiffReport, a, b *manifest.Manifest) {
 			continue
 		}
 		was := &a.Sources[i]
-		d.Old = sourceState(i, was)
+		d.Old = sourceState(i, was, na)
 		if !kept[now.ID] {
 			d.Changes = append(d.Changes, ChangeReordered)
 		}
@@ -286,6 +330,21 @@ func diffSources(rep *DiffReport, a, b *manifest.Manifest) {
 		if d.Old.EmittedTokens != d.New.EmittedTokens {
 			d.Changes = append(d.Changes, ChangeTokens)
 		}
+		if o, n := d.Old.Native, d.New.Native; o != nil || n != nil {
+			var zero NativeState
+			if o == nil {
+				o = &zero
+			}
+			if n == nil {
+				n = &zero
+			}
+			if o.LoadedTokens != n.LoadedTokens || o.LoadedBytes != n.LoadedBytes {
+				d.Changes = append(d.Changes, ChangeLoaded)
+			}
+			if o.CutBytes != n.CutBytes {
+				d.Changes = append(d.Changes, ChangeAgentCut)
+			}
+		}
 		if len(d.Changes) == 0 {
 			rep.Unchanged.Sources++
 			continue
@@ -294,7 +353,7 @@ func diffSources(rep *DiffReport, a, b *manifest.Manifest) {
 	}
 	for i := range a.Sources {
 		if _, ok := newAt[a.Sources[i].ID]; !ok {
-			rep.Sources = append(rep.Sources, SourceDiff{ID: a.Sources[i].ID, Changes: []Change{ChangeRemoved}, Old: sourceState(i, &a.Sources[i])})
+			rep.Sources = append(rep.Sources, SourceDiff{ID: a.Sources[i].ID, Changes: []Change{ChangeRemoved}, Old: sourceState(i, &a.Sources[i], na)})
 		}
 	}
 }

@@ -160,7 +160,13 @@ func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
 		if rep.Old.Files+rep.New.Files > 0 {
 			fmt.Fprintf(&b, "files: %s\n", counts(len(rep.Files), rep.Unchanged.Files, func(i int) []Change { return rep.Files[i].Changes }))
 		}
-		fmt.Fprintf(&b, "emitted tokens: %s → %s (%s)\n", display.Int(rep.Old.EmittedTokens), display.Int(rep.New.EmittedTokens), delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
+		if rep.Old.NativeTokens+rep.New.NativeTokens > 0 {
+			fmt.Fprintf(&b, "the agent gets: %s → %s tokens (%s): it loads %s → %s by itself, ctx sends %s → %s\n",
+				display.Int(rep.Old.AgentTokens), display.Int(rep.New.AgentTokens), delta(rep.New.AgentTokens-rep.Old.AgentTokens),
+				display.Int(rep.Old.NativeTokens), display.Int(rep.New.NativeTokens), display.Int(rep.Old.EmittedTokens), display.Int(rep.New.EmittedTokens))
+		} else {
+			fmt.Fprintf(&b, "emitted tokens: %s → %s (%s)\n", display.Int(rep.Old.EmittedTokens), display.Int(rep.New.EmittedTokens), delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
+		}
 	default:
 		_, err := ParseFormat(string(f))
 		return err
@@ -231,6 +237,10 @@ func diffRows(rep *DiffReport) [][]string {
 				add(d.ID, c, string(o.Reason), string(n.Reason))
 			case ChangeTokens:
 				add(d.ID, c, display.Int(o.EmittedTokens), tokens(o.EmittedTokens, n.EmittedTokens))
+			case ChangeLoaded:
+				add(d.ID, c, loaded(o.Native), loadedNew(o.Native, n.Native))
+			case ChangeAgentCut:
+				add(d.ID, c, agentCut(o.Native), agentCut(n.Native))
 			}
 		}
 	}
@@ -286,6 +296,34 @@ func diffRows(rep *DiffReport) [][]string {
 		}
 	}
 	return rows
+}
+
+// loaded shows what the agent keeps of a file it loads by itself: "1,798
+// bytes, 450 tokens"; "-" for none.
+func loaded(n *NativeState) string {
+	if n == nil {
+		return "-"
+	}
+	return display.Int(n.LoadedBytes) + " bytes, " + plural(n.LoadedTokens, "token")
+}
+
+func loadedNew(o, n *NativeState) string {
+	if n == nil {
+		return "-"
+	}
+	if o == nil {
+		return loaded(n)
+	}
+	return display.Int(n.LoadedBytes) + " bytes, " + tokens(o.LoadedTokens, n.LoadedTokens) + " tokens"
+}
+
+// agentCut shows the agent's own cut of a file: "1,508 bytes cut", "not
+// cut".
+func agentCut(n *NativeState) string {
+	if n == nil || n.CutBytes == 0 {
+		return "not cut"
+	}
+	return display.Int(n.CutBytes) + " bytes cut"
 }
 
 func describeSource(s *SourceState) string {

@@ -54,7 +54,8 @@ func ExampleWrite() {
 	fmt.Println(largest.FindStringSubmatch(page.String())[1:])
 	fmt.Println(bytes.Contains(page.Bytes(), []byte("cut by budget memory: 15 chars, 1 line omitted")))
 	// Output:
-	// tile rules: 26 tokens
+	// tile rules: 18 tokens
+	// tile rules: 8 tokens
 	// tile note: 2 tokens
 	// [rules 5 2 Tests]
 	// true

@@ -141,22 +141,24 @@ func Write(ctx context.Context, w io.Writer, m *manifest.Manifest, rep *audit.Re
 
 // page is what the template shows.
 type page struct {
-	Agent     string
-	Project   string
-	Stats     []stat
-	Map       *treemapView
-	Budgets   []budgetView
-	Limits    []bar
-	Layers    []bar
-	LayerNote string
-	Cuts      []cut
-	Headings  []headingRow
-	HeadNote  string
-	Findings  []findingGroup
-	Sources   []sourceRow
-	Files     []fileRow
-	FilesNote string
-	Footer    []pair
+	Agent       string
+	Project     string
+	Stats       []stat
+	Map         *treemapView
+	Budgets     []budgetView
+	Limits      []bar
+	Layers      []bar
+	LayerNote   string
+	Cuts        []cut
+	CutsMore    []cut // past foldAt: folded under a summary
+	Headings    []headingRow
+	HeadNote    string
+	Findings    []findingGroup
+	Sources     []sourceRow
+	SourcesMore []sourceRow // past foldAt: folded
+	Files       []fileRow
+	FilesNote   string
+	Footer      []pair
 }
 
 type stat struct{ Value, Label string }
@@ -232,16 +234,16 @@ func build(ctx context.Context, m *manifest.Manifest, rep *audit.Report, o Optio
 	if minArea <= 0 {
 		minArea = DefaultMinTileArea
 	}
-	p.Map = v.treemap(minArea)
-	p.Budgets = v.budgets()
-	p.Limits, p.Layers, p.LayerNote = v.limits()
-	p.Cuts = v.cuts()
 	var err error
 	if p.Headings, p.HeadNote, err = v.headings(ctx, est, orDefault(o.Headings, DefaultHeadings), o.ReadFile); err != nil {
 		return nil, err
 	}
+	p.Map = v.treemap(minArea)
+	p.Budgets = v.budgets()
+	p.Limits, p.Layers, p.LayerNote = v.limits()
+	p.Cuts, p.CutsMore = fold(v.cuts())
 	p.Findings = v.findings(orDefault(o.Findings, DefaultFindings))
-	p.Sources = v.sources()
+	p.Sources, p.SourcesMore = fold(v.sources())
 	p.Files, p.FilesNote = v.files(orDefault(o.TopFiles, DefaultTopFiles))
 	footer, err := v.footer()
 	if err != nil {
@@ -264,6 +266,29 @@ type viewer struct {
 	m    *manifest.Manifest
 	rep  *audit.Report
 	home string
+	// sections are the sections of each source, by id, in their order
+	// (headings computes them; the treemap draws them as the source's
+	// tiles)
+	sections map[string][]sectionTokens
+}
+
+// sectionTokens is a section of a source with its tokens.
+type sectionTokens struct {
+	title  string
+	line   int
+	tokens int
+}
+
+// foldAt is how many rows of a long list the page shows before the rest
+// are folded under a summary (a <details>, no script).
+const foldAt = 25
+
+// fold splits a list at foldAt.
+func fold[T any](list []T) (shown, folded []T) {
+	if len(list) <= foldAt {
+		return list, nil
+	}
+	return list[:foldAt], list[foldAt:]
 }
 
 func (v *viewer) id(id string) string { return display.ID(id, v.m.ProjectDir, v.home) }
@@ -731,7 +756,16 @@ func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int, r
 			continue
 		}
 		for _, x := range splitSections(text) {
-			all = append(all, sec{section: x, src: s.ID, order: i, tokens: est.Tokens([]byte(x.Text))})
+			n := est.Tokens([]byte(x.Text))
+			all = append(all, sec{section: x, src: s.ID, order: i, tokens: n})
+			if v.sections == nil {
+				v.sections = map[string][]sectionTokens{}
+			}
+			title := mdtext.Escape(x.Title)
+			if x.Level == 0 {
+				title = "(before the first heading)"
+			}
+			v.sections[s.ID] = append(v.sections[s.ID], sectionTokens{title: title, line: x.Line, tokens: n})
 		}
 	}
 	var notRead string
@@ -808,7 +842,7 @@ func (v *viewer) treemap(minArea float64) *treemapView {
 			if s.Budget != "" {
 				tip += "\nbudget " + mdtext.Escape(s.Budget) + " " + audit.BudgetUse(*s)
 			}
-			instr.children = append(instr.children, &node{kind: kindSource, id: s.ID, label: v.id(s.ID), tip: tip, tokens: deref(s.EmittedTokens)})
+			instr.children = append(instr.children, v.withSections(&node{kind: kindSource, id: s.ID, label: v.id(s.ID), tip: tip, tokens: deref(s.EmittedTokens)}))
 			continue
 		}
 		if n, f, ok := v.loaded(s); ok && n > 0 {
@@ -817,7 +851,7 @@ func (v *viewer) treemap(minArea float64) *treemapView {
 				tip += "\nrule: " + mdtext.Escape(f.Rule)
 			}
 			label := "native: " + path.Base(v.path(s.Path))
-			instr.children = append(instr.children, &node{kind: kindNative, id: s.ID, label: label, tip: tip, tokens: n})
+			instr.children = append(instr.children, v.withSections(&node{kind: kindNative, id: s.ID, label: label, tip: tip, tokens: n}))
 		}
 	}
 	files := &node{kind: kindGroup, label: "files", id: "files/", tip: "aggregated files", noun: "file"}
@@ -910,6 +944,41 @@ func (v *viewer) treemap(minArea float64) *treemapView {
 	t.Legend = legend(root, merged)
 	t.Label = "treemap of " + tokens(root.tokens) + ": area is tokens, colour is kind"
 	return t
+}
+
+// withSections makes the sections of a source (split at its headings) its
+// tiles, when it has two or more: the source is then a group of them, and
+// one big instruction file shows where its tokens go.
+func (v *viewer) withSections(n *node) *node {
+	secs := v.sections[n.id]
+	if len(secs) < 2 {
+		return n
+	}
+	total := 0
+	for _, s := range secs {
+		total += s.tokens
+	}
+	if total <= 0 {
+		return n
+	}
+	g := &node{kind: kindGroup, id: n.id, label: n.label, tip: n.tip, noun: "section"}
+	given, seen := 0, 0
+	for _, s := range secs {
+		// the source's tokens shared by its sections' own counts, the
+		// rounding given to the last, so that they add up to the source's
+		seen += s.tokens
+		t := n.tokens*seen/total - given
+		given += t
+		if t <= 0 {
+			continue
+		}
+		g.children = append(g.children, &node{kind: n.kind, id: n.id, label: s.title,
+			tip: n.label + "\n" + s.title + " (line " + strconv.Itoa(s.line) + ")\n" + tokens(t), tokens: t})
+	}
+	if len(g.children) < 2 {
+		return n
+	}
+	return g
 }
 
 // collapse joins a directory whose only child is a directory with it

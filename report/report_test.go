@@ -279,6 +279,7 @@ func TestFit(t *testing.T) {
 		{"handlers.go", 6 + 5*charWidth, "hand…", "…s.go"},
 		{"cmd/vendor/golang.org/x/sys/unix/", 6 + 14*charWidth, "cmd/vendor/go…", "…x/sys/unix/"},
 		{"abc", 6 + 2*charWidth, "", ""},
+		{"handlers.go", 6 + 4*charWidth, "", ""}, // "han…" says nothing: no label
 		{"ünïcödé/ñame", 6 + 6*charWidth, "ünïcö…", "…ñame"},
 	} {
 		if got := fit(tc.label, tc.w); got != tc.fit {

@@ -186,13 +186,19 @@ func fit(label string, w float64) string {
 	n := int((w - 6) / charWidth)
 	r := []rune(label)
 	switch {
-	case n < 3:
-		return ""
 	case len(r) <= n:
 		return label
+	case n < minLabel:
+		// a name cut to a few letters says nothing: the tile's tooltip
+		// holds it
+		return ""
 	}
 	return string(r[:n-1]) + "…"
 }
+
+// minLabel is the fewest characters a cut label keeps: fewer, and the tile
+// shows none.
+const minLabel = 5
 
 // fitTail is fit with the start cut instead ("…sys/unix/"), for
 // directories, whose last names say most; the cut falls after a slash
@@ -201,10 +207,10 @@ func fitTail(label string, w float64) string {
 	n := int((w - 6) / charWidth)
 	r := []rune(label)
 	switch {
-	case n < 3:
-		return ""
 	case len(r) <= n:
 		return label
+	case n < minLabel:
+		return ""
 	}
 	tail := string(r[len(r)-(n-1):])
 	if i := strings.IndexByte(tail, '/'); i >= 0 && i < len(tail)-1 && utf8.RuneCountInString(tail[i+1:]) >= (n-1)/2 {

@@ -1,19 +1,19 @@
 module github.com/ctxaudit/ctx
 
-go 1.26.8
+go 1.26.0
+
+toolchain go1.26.8
 
 require (
+	github.com/andybalholm/brotli v1.1.2-0.20250424173009-453214e765f3
 	github.com/bmatcuk/doublestar/v4 v4.10.4
-	github.com/chromedp/cdproto v0.159.0
-	github.com/chromedp/chromedp v0.23.0
-	github.com/creack/pty v1.1.24
 	github.com/dlclark/regexp2/v2 v2.5.1
 	github.com/google/jsonschema-go v0.4.3
+	github.com/klauspost/compress v1.17.11
 	github.com/mattn/go-isatty v0.0.24
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/olekukonko/tablewriter v1.1.5
 	github.com/pelletier/go-toml/v2 v2.4.3
-	github.com/rogpeppe/go-internal v1.16.0
 	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/schollz/progressbar/v3 v3.19.1
 	github.com/smacker/go-tree-sitter v0.0.0-20240827094217-dd81d9e9be82
@@ -23,9 +23,18 @@ require (
 	github.com/yuin/goldmark v1.8.7
 	github.com/zeebo/blake3 v0.2.4
 	github.com/zricethezav/gitleaks/v8 v8.30.1
-	go.uber.org/goleak v1.3.0
 	golang.org/x/term v0.45.0
 	golang.org/x/text v0.41.0
+)
+
+// Used by the tests only: the browser test of ctx report (chromedp), the
+// terminal test of the progress bar (pty), testscript and goroutine leaks.
+require (
+	github.com/chromedp/cdproto v0.159.0
+	github.com/chromedp/chromedp v0.23.0
+	github.com/creack/pty v1.1.24
+	github.com/rogpeppe/go-internal v1.16.0
+	go.uber.org/goleak v1.3.0
 )
 
 require (
@@ -35,7 +44,6 @@ require (
 	github.com/Masterminds/semver/v3 v3.3.0 // indirect
 	github.com/Masterminds/sprig/v3 v3.3.0 // indirect
 	github.com/STARRY-S/zip v0.2.1 // indirect
-	github.com/andybalholm/brotli v1.1.2-0.20250424173009-453214e765f3 // indirect
 	github.com/aymanbagabas/go-osc52/v2 v2.0.1 // indirect
 	github.com/bodgit/plumbing v1.3.0 // indirect
 	github.com/bodgit/sevenzip v1.6.0 // indirect
@@ -59,7 +67,6 @@ require (
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
 	github.com/hashicorp/hcl v1.0.0 // indirect
 	github.com/huandu/xstrings v1.5.0 // indirect
-	github.com/klauspost/compress v1.17.11 // indirect
 	github.com/klauspost/cpuid/v2 v2.0.12 // indirect
 	github.com/klauspost/pgzip v1.2.6 // indirect
 	github.com/lucasb-eyer/go-colorful v1.2.0 // indirect

@@ -289,6 +289,240 @@ func TestClaude(t *testing.T) {
 	}
 }
 
+// Gemini CLI (gemini-md.md): ~/.gemini/GEMINI.md, then the working
+// directory and its parents up to the project root, root first, then the
+// subdirectories below (hidden ones and node_modules skipped);
+// context.fileName from settings.json may list several names.
+// Gemini CLI (docs/cli/gemini-md.md; packages/core/src/utils/memoryDiscovery.ts
+// and memoryImportProcessor.ts): at startup the global ~/.gemini/GEMINI.md,
+// then the working directory and its parents up to the Git root (without
+// one, the working directory alone), root first; a context file in a
+// subdirectory is loaded just in time, when a tool touches a file there, so
+// it is conditional, and so are its imports; a gitignored directory is
+// never walked. Imports: "@" and a path without white space, with or
+// without an extension, not inside backticks, never outside the project
+// root of the importing file, five hops.
+func TestGemini(t *testing.T) {
+	t.Parallel()
+	dir := tree(t, map[string]string{
+		"home/.gemini/GEMINI.md":            "global\n",
+		"GEMINI.md":                         "above the root: not read\n",
+		"outside.md":                        "outside the repository\n",
+		"repo/.git/HEAD":                    "",
+		"repo/.gitignore":                   "build/\n",
+		"repo/GEMINI.md":                    "root, imports @./docs/style.md and @docs/NOTES\nand @../outside.md but not `@docs/code.md`\n",
+		"repo/docs/style.md":                "style\n",
+		"repo/docs/NOTES":                   "notes without an extension\n",
+		"repo/docs/code.md":                 "in a code span: not imported\n",
+		"repo/.gemini/settings.json":        `{"context": {"fileName": ["AGENTS.md", "GEMINI.md"]}}`,
+		"repo/AGENTS.md":                    "agents at the root\n",
+		"repo/pkg/GEMINI.md":                "pkg (the working directory)\n",
+		"repo/pkg/a/GEMINI.md":              "a, imports @./more.md\n",
+		"repo/pkg/a/more.md":                "more\n",
+		"repo/pkg/b/c/GEMINI.md":            "c\n",
+		"repo/pkg/b/c/AGENTS.md":            "c agents\n",
+		"repo/pkg/build/GEMINI.md":          "gitignored: never walked\n",
+		"repo/pkg/node_modules/x/GEMINI.md": "skipped\n",
+		"repo/pkg/.hidden/GEMINI.md":        "skipped\n",
+	})
+	c, err := Load(context.Background(), Gemini, Options{Dir: filepath.Join(dir, "repo/pkg"), Home: filepath.Join(dir, "home"), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, issues := got(c, dir)
+	check(t, "files", files, []string{
+		"home/.gemini/GEMINI.md 7/7",
+		"repo/AGENTS.md 19/19",
+		"repo/GEMINI.md 90/90",
+		"repo/docs/style.md 6/6 <- repo/GEMINI.md @./docs/style.md",
+		"repo/docs/NOTES 27/27 <- repo/GEMINI.md @docs/NOTES",
+		"repo/pkg/GEMINI.md 28/28",
+		"repo/pkg/a/GEMINI.md 22/22 [a tool touches a/]",
+		"repo/pkg/a/more.md 5/5 [a tool touches a/] <- repo/pkg/a/GEMINI.md @./more.md",
+		"repo/pkg/b/c/AGENTS.md 9/9 [a tool touches b/c/]",
+		"repo/pkg/b/c/GEMINI.md 2/2 [a tool touches b/c/]",
+	})
+	check(t, "issues", issues, []string{"import_missing repo/GEMINI.md @../outside.md"})
+	if !strings.Contains(c.Issues[0].Detail, "outside the project root") {
+		t.Errorf("detail %q", c.Issues[0].Detail)
+	}
+
+	// without a Git root: the working directory alone, not its parents up
+	// to the home directory
+	dir2 := tree(t, map[string]string{"home/GEMINI.md": "home\n", "home/p/GEMINI.md": "p\n", "home/p/q/GEMINI.md": "q\n"})
+	c, err = Load(context.Background(), Gemini, Options{Dir: filepath.Join(dir2, "home/p"), Home: filepath.Join(dir2, "home"), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, _ = got(c, dir2)
+	check(t, "files without a Git root", files, []string{"home/p/GEMINI.md 2/2", "home/p/q/GEMINI.md 2/2 [a tool touches q/]"})
+}
+
+func TestCopilot(t *testing.T) {
+	t.Parallel()
+	dir := tree(t, map[string]string{
+		".git/HEAD":                                  "",
+		".github/copilot-instructions.md":            strings.Repeat("c", 4001),
+		".github/instructions/go.instructions.md":    "---\napplyTo: \"**/*.go\"\n---\nUse gofmt.\n",
+		".github/instructions/all.instructions.md":   "---\napplyTo: '**'\n---\nBe brief.\n",
+		".github/instructions/none.instructions.md":  "no frontmatter\n",
+		".github/instructions/ui/ts.instructions.md": "---\napplyTo: \"**/*.ts,**/*.tsx\"\n---\nx\n",
+		".github/instructions/notes.md":              "not an instructions file\n",
+		"AGENTS.md":                                  "agents\n",
+		"src/AGENTS.md":                              "nested: read only for files there\n",
+	})
+	c, err := Load(context.Background(), Copilot, Options{Dir: filepath.Join(dir, "src"), Home: dir, Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, issues := got(c, dir)
+	check(t, "files", files, []string{
+		".github/copilot-instructions.md 4001/4001",
+		".github/instructions/all.instructions.md 32/32",
+		".github/instructions/go.instructions.md 38/38 [applyTo: **/*.go]",
+		".github/instructions/none.instructions.md 15/15 [manual (no applyTo)]",
+		".github/instructions/ui/ts.instructions.md 38/38 [applyTo: **/*.ts,**/*.tsx]",
+		"AGENTS.md 7/7",
+	})
+	check(t, "issues", issues, []string{"over_agent_limit .github/copilot-instructions.md 4001/4000 chars"})
+}
+
+// Cursor: .cursor/rules/*.mdc with alwaysApply, globs or description;
+// AGENTS.md; the legacy .cursorrules; advice under 500 lines.
+func TestCursor(t *testing.T) {
+	t.Parallel()
+	dir := tree(t, map[string]string{
+		".cursor/rules/always.mdc":  "---\ndescription: House style\nalwaysApply: true\n---\nx\n",
+		".cursor/rules/ts.mdc":      "---\nglobs: *.ts,*.tsx\nalwaysApply: false\n---\nx\n",
+		".cursor/rules/db.mdc":      "---\ndescription: Database migrations\n---\nx\n",
+		".cursor/rules/manual.mdc":  "no frontmatter\n",
+		".cursor/rules/sub/big.mdc": "---\nalwaysApply: true\n---\n" + strings.Repeat("line\n", 600),
+		".cursorrules":              "legacy\n",
+		"AGENTS.md":                 "agents\n",
+	})
+	c, err := Load(context.Background(), Cursor, Options{Dir: dir, Home: dir, Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files, issues := got(c, dir)
+	check(t, "files", files, []string{
+		".cursor/rules/always.mdc 53/53",
+		".cursor/rules/db.mdc 43/43 [agent-requested: Database migrations]",
+		".cursor/rules/manual.mdc 15/15 [manual]",
+		".cursor/rules/sub/big.mdc 3026/3026",
+		".cursor/rules/ts.mdc 47/47 [globs: *.ts,*.tsx]",
+		"AGENTS.md 7/7",
+		".cursorrules 7/7",
+	})
+	check(t, "issues", issues, []string{"over_agent_limit .cursor/rules/sub/big.mdc 603/500 lines"})
+	if !c.Issues[0].Advice {
+		t.Error("Cursor's 500 lines is advice")
+	}
+}
+
+func TestGenericAndErrors(t *testing.T) {
+	dir := tree(t, map[string]string{"AGENTS.md": "x\n", "CLAUDE.md": "y\n"})
+	c, err := Load(context.Background(), Generic, Options{Dir: dir, Home: dir, Getenv: noEnv})
+	if err != nil || len(c.Files) != 0 {
+		t.Errorf("generic: %+v %v", c, err)
+	}
+	if _, err := Load(context.Background(), "claud", Options{Dir: dir}); err == nil ||
+		err.Error() != `unknown profile "claud" (known: claude, codex, copilot, cursor, gemini, generic)` {
+		t.Errorf("unknown profile: %v", err)
+	}
+	if _, err := Load(context.Background(), Codex, Options{Dir: "rel"}); err == nil {
+		t.Error("a relative directory was accepted")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Load(ctx, Claude, Options{Dir: dir, Home: dir}); err == nil {
+		t.Error("a cancelled load succeeded")
+	}
+}
+
+func TestImportsOutsideCode(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"@a.md", "a.md"},
+		{"see @a.md, then @b/c.md", "a.md, b/c.md"}, // read as written, comma included
+		{"`@span.md` @real.md", "real.md"},
+		{"``x `@still-span.md` y`` @after.md", "after.md"},
+		{"mail x@y.com", ""},
+		{"@~/notes.md @/abs/p.md @My\\ File.md", "~/notes.md /abs/p.md My File.md"},
+		{"@doc.md#section", "doc.md"},
+		{"```md\n@fenced.md\n```\n@out.md", "out.md"},
+		{"~~~\n@tilde.md\n~~~~\n@x.md", "x.md"},
+		{"@!notpath", ""},
+		// CommonMark: an indented code block, in a list item too, and a
+		// code span that runs over a line break are code; an indented
+		// line that continues a paragraph is not
+		{"text\n\n    @indented.md\n\n@real.md", "real.md"},
+		{"- item\n\n      @in-list-code.md\n- @item.md", "item.md"},
+		{"`start\n@in-span.md end` @out.md", "out.md"},
+		{"para\n    @continued.md", "continued.md"},
+		{"> quoted @quoted.md\n>\n>     @quoted-code.md", "quoted.md"},
+		{"```\nunclosed fence\n@in-fence.md", ""},
+	} {
+		if got := strings.Join(claudeImports([]byte(tc.in)), " "); got != tc.want {
+			t.Errorf("claudeImports(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	for _, tc := range []struct{ in, want string }{
+		// as memoryImportProcessor.ts finds them: no extension needed
+		{"@noext and @./a.md and `@b.md`", "noext ./a.md"},
+		{"@/abs/x @~/not-an-import @1digit @-dash", "/abs/x"},
+		{"x@y.md @https://example.com/a.md @file:///etc/x", ""},
+		{"``a `@in-span.md` b`` @after.md", "after.md"},
+		// a code span across a line break, and a fenced block
+		{"`start\n@in-span.md end` @out.md", "out.md"},
+		{"```\n@fenced.md\n```\n@x.md", "x.md"},
+		{"@a.md,@b.md\t@c.md", "a.md,@b.md c.md"},
+	} {
+		if got := strings.Join(geminiImports([]byte(tc.in)), " "); got != tc.want {
+			t.Errorf("geminiImports(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestFrontmatter(t *testing.T) {
+	fm := frontmatter([]byte("---\r\ndescription: \"Quoted: yes\"\r\nglobs: *.ts, *.tsx\r\npaths:\r\n  - \"src/**\"\r\n  - lib/**\r\nalwaysApply: true\r\n---\r\nbody\r\n"))
+	for k, want := range map[string]string{"description": "Quoted: yes", "globs": "*.ts, *.tsx", "paths": "src/**, lib/**", "alwaysApply": "true"} {
+		if fm[k] != want {
+			t.Errorf("%s = %q, want %q (%v)", k, fm[k], want, fm)
+		}
+	}
+	if len(frontmatter([]byte("no\n---\nx: y\n---\n"))) != 0 {
+		t.Error("frontmatter not at the start was read")
+	}
+}
+
+func FuzzImports(f *testing.F) {
+	f.Add([]byte("@a.md `@b.md` ```\n@c.md\n```"))
+	f.Add([]byte("---\nglobs: [a, 'b']\n---\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		for _, ref := range claudeImports(b) {
+			if ref == "" || strings.ContainsAny(ref, "\n\t") {
+				t.Fatalf("bad reference %q", ref)
+			}
+		}
+		geminiImports(b)
+		frontmatter(b)
+	})
+}
+
+func TestDetect(t *testing.T) {
+	dir := tree(t, map[string]string{"AGENTS.md": "x", "CLAUDE.md": "y", ".github/instructions/a.instructions.md": "z", "GEMINI.md": "g"})
+	var got []string
+	for _, d := range Detect(dir) {
+		got = append(got, string(d.Profile)+":"+d.File)
+	}
+	if strings.Join(got, " ") != "claude:CLAUDE.md copilot:.github/instructions gemini:GEMINI.md" {
+		t.Errorf("Detect = %v", got)
+	}
+	if len(Detect(tree(t, map[string]string{"AGENTS.md": "only"}))) != 0 {
+		t.Error("AGENTS.md alone marks no agent")
+	}
+}
+
 // The files an agent skips for another one in the same folder: Claude
 // Code's AGENTS.md next to CLAUDE.md (or .claude/CLAUDE.md), Codex's
 // AGENTS.md and fallback names next to AGENTS.override.md (even an empty

@@ -32,6 +32,7 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/internal/fileio"
+	"github.com/ctxaudit/ctx/internal/suggest"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -81,41 +82,22 @@ func CheckedAgainst(n Name) string {
 	return ""
 }
 
-// Closest returns the known profile that s most likely misspells: the same
-// name in other letter case, or one at most two edits away ("claud",
-// "gemni"); false when s is a known name or close to none.
+// Closest returns the known profile that s most likely misspells (the
+// same name in other letter case, or one a few edits away: "claud",
+// "gemni"), as suggest.Names finds it; false when s is a known name or
+// close to none.
 func Closest(s string) (Name, bool) {
 	if _, err := Parse(s); err == nil {
 		return "", false
 	}
-	best, bestD := Name(""), 3
+	var names []string
 	for _, n := range Names() {
-		if d := editDistance(strings.ToLower(s), string(n)); d < bestD {
-			best, bestD = n, d
-		}
+		names = append(names, string(n))
 	}
-	return best, best != ""
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
+	if found := suggest.Names(s, names); len(found) > 0 {
+		return Name(found[0]), true
 	}
-	for i := 1; i <= len(a); i++ {
-		cur := make([]int, len(b)+1)
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev = cur
-	}
-	return prev[len(b)]
+	return "", false
 }
 
 // Code names an [Issue].

@@ -22,6 +22,7 @@ package secrets
 import (
 	"context"
 	"fmt"
+	"github.com/ctxaudit/ctx/internal/suggest"
 	"regexp"
 	"slices"
 	"sort"
@@ -156,23 +157,14 @@ func RuleIDs() ([]string, error) {
 	return slices.Clone(ids), err
 }
 
-// closest suggests the id of ids that shares the longest prefix with id:
-// ", such as jwt"; "" when none shares three characters.
+// closest suggests the ids of ids that id most likely misspells (see
+// suggest.Names): ", such as jwt"; "" when there is none.
 func closest(id string, ids []string) string {
-	best, n := "", 2
-	for _, c := range ids {
-		k := 0
-		for k < len(c) && k < len(id) && c[k] == id[k] {
-			k++
-		}
-		if k > n {
-			best, n = c, k
-		}
-	}
-	if best == "" {
+	found := suggest.Names(id, ids)
+	if len(found) == 0 {
 		return ""
 	}
-	return ", such as " + best
+	return ", such as " + strings.Join(found[:min(3, len(found))], " or ")
 }
 
 // Default returns the scanner with the default rules and no allowlist,

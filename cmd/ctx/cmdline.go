@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	suggestpkg "github.com/ctxaudit/ctx/internal/suggest"
 	"math"
 	"regexp"
 	"strconv"
@@ -259,79 +260,5 @@ func orList(s []string) string {
 	return strings.Join(s[:len(s)-1], ", ") + " or " + s[len(s)-1]
 }
 
-// suggest returns the names closest to a mistyped one: those at the
-// smallest edit distance (letters inserted, deleted, replaced or two
-// swapped), at most one edit per four letters of the typed word (at least
-// one), case aside, so that a short word is not "corrected" into an
-// unrelated one (bogus is two edits from focus); else the names it begins
-// (at least two letters). Names of one letter are never suggested. The
-// order is that of names, without repeats.
-func suggest(typed string, names []string) []string {
-	typed = strings.ToLower(typed)
-	if len([]rune(typed)) < 2 {
-		return nil
-	}
-	limit := max(1, len([]rune(typed))/4)
-	best := limit + 1
-	var out []string
-	seen := map[string]bool{}
-	for _, n := range names {
-		if len([]rune(n)) < 2 || seen[n] {
-			continue
-		}
-		seen[n] = true
-		d := editDistance(typed, strings.ToLower(n))
-		switch {
-		case d > limit:
-		case d < best:
-			best, out = d, []string{n}
-		case d == best:
-			out = append(out, n)
-		}
-	}
-	if len(out) > 0 {
-		return out
-	}
-	for _, n := range names {
-		if len([]rune(n)) >= 2 && strings.HasPrefix(strings.ToLower(n), typed) && !contains(out, n) {
-			out = append(out, n)
-		}
-	}
-	return out
-}
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
-
-// editDistance is the optimal string alignment distance of a and b, in
-// runes: insertions, deletions, substitutions and swaps of two neighbours.
-func editDistance(a, b string) int {
-	ra, rb := []rune(a), []rune(b)
-	d := make([][]int, len(ra)+1)
-	for i := range d {
-		d[i] = make([]int, len(rb)+1)
-		d[i][0] = i
-	}
-	for j := range d[0] {
-		d[0][j] = j
-	}
-	for i := 1; i <= len(ra); i++ {
-		for j := 1; j <= len(rb); j++ {
-			cost := 1
-			if ra[i-1] == rb[j-1] {
-				cost = 0
-			}
-			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
-			if i > 1 && j > 1 && ra[i-1] == rb[j-2] && ra[i-2] == rb[j-1] {
-				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
-			}
-		}
-	}
-	return d[len(ra)][len(rb)]
-}
+// suggest is suggest.Names: the names closest to a mistyped one.
+func suggest(typed string, names []string) []string { return suggestpkg.Names(typed, names) }

@@ -5,6 +5,7 @@ package table
 
 import (
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -48,6 +49,9 @@ const (
 	// FitCutPath: cells too wide are slash paths cut as [CutPath] cuts
 	// them: the file name stays whole, the directories give up width.
 	FitCutPath
+	// FitWrapPath: cells too wide are slash paths wrapped as [WrapPath]
+	// wraps them, after a slash where they can: nothing of them is lost.
+	FitWrapPath
 )
 
 // Column describes one column of [WriteFitted].
@@ -58,16 +62,21 @@ type Column struct {
 	// Min is the narrowest the column gets when it gives up width; the
 	// header's width when that is larger.
 	Min int
-	// Late columns give up width only once the others that may are at
-	// their Min.
+	// Late columns give up width only once the others of their Rank that
+	// may are at their Min.
 	Late bool
+	// Rank orders the columns that give up width: all those of rank 0
+	// first (down to their Min), then those of rank 1, and so on; within
+	// a rank, the widest first, Late ones last.
+	Rank int
 }
 
 // WriteFitted prints rows as an ASCII table whose lines are at most width
 // terminal columns wide (0: no limit). When the table is too wide, the
-// columns that may give up width ([FitCutMiddle], [FitWrap]) do, the widest
-// first (Late ones last), down to their Min; if that is not enough the
-// table stays wider. Cells may hold several lines ("\n").
+// columns that may give up width (every [Fit] but [FitKeep]) do, by
+// [Column.Rank], the widest first (Late ones last), down to their Min; if
+// that is not enough the table stays wider. Cells may hold several lines
+// ("\n").
 func WriteFitted(w io.Writer, cols []Column, rows [][]string, width int) error {
 	widths := fitWidths(cols, rows, width)
 	fitted := make([][]string, len(rows))
@@ -82,6 +91,8 @@ func WriteFitted(w io.Writer, cols []Column, rows [][]string, width int) error {
 					c = CutPath(c, widths[i])
 				case FitWrap:
 					c = WrapText(c, widths[i])
+				case FitWrapPath:
+					c = wrapPathLines(c, widths[i])
 				}
 			}
 			fitted[r][i] = c
@@ -113,19 +124,28 @@ func fitWidths(cols []Column, rows [][]string, width int) []int {
 	for _, w := range widths {
 		total += w
 	}
-	for _, late := range []bool{false, true} {
-		for ; total > width; total-- {
-			// the widest column that may still give up width; the last on a tie
-			best := -1
-			for i, c := range cols {
-				if c.Fit != FitKeep && c.Late == late && widths[i] > floor[i] && (best < 0 || widths[i] >= widths[best]) {
-					best = i
+	ranks := []int{}
+	for _, c := range cols {
+		if !slices.Contains(ranks, c.Rank) {
+			ranks = append(ranks, c.Rank)
+		}
+	}
+	slices.Sort(ranks)
+	for _, rank := range ranks {
+		for _, late := range []bool{false, true} {
+			for ; total > width; total-- {
+				// the widest column that may still give up width; the last on a tie
+				best := -1
+				for i, c := range cols {
+					if c.Fit != FitKeep && c.Rank == rank && c.Late == late && widths[i] > floor[i] && (best < 0 || widths[i] >= widths[best]) {
+						best = i
+					}
 				}
+				if best < 0 {
+					break
+				}
+				widths[best]--
 			}
-			if best < 0 {
-				break
-			}
-			widths[best]--
 		}
 	}
 	return widths
@@ -221,6 +241,77 @@ func CutPath(s string, w int) string {
 		head = append(head, r)
 	}
 	return string(head) + "…/" + tail
+}
+
+// WrapPath breaks the slash path s into lines of at most w terminal
+// columns without losing a character: after a slash where it can; a part
+// between slashes too long for a line of its own after a "-" or "_" in
+// it; a piece still too long after its dots, then where the line is full.
+// ".claude/rules/backend/legacy-model-migration-patterns.md" at 24 is
+// ".claude/rules/backend/", "legacy-model-migration-" and "patterns.md";
+// "project_agents" at 12 is "project_" and "agents". s is returned as it
+// is when it fits.
+func WrapPath(s string, w int) string {
+	if w < 1 {
+		w = 1
+	}
+	if twwidth.Width(s) <= w {
+		return s
+	}
+	var lines []string
+	line, lineW := "", 0
+	var put func(piece string)
+	put = func(piece string) {
+		pw := twwidth.Width(piece)
+		if lineW > 0 && lineW+pw > w {
+			lines = append(lines, line)
+			line, lineW = "", 0
+		}
+		if pw <= w {
+			line, lineW = line+piece, lineW+pw
+			return
+		}
+		if i := strings.IndexByte(piece, '.'); i >= 0 && i < len(piece)-1 {
+			// a name too long for a line: after its dots
+			put(piece[:i+1])
+			put(piece[i+1:])
+			return
+		}
+		for _, r := range piece {
+			rw := twwidth.Width(string(r))
+			if lineW > 0 && lineW+rw > w {
+				lines = append(lines, line)
+				line, lineW = "", 0
+			}
+			line, lineW = line+string(r), lineW+rw
+		}
+	}
+	for part := range strings.SplitAfterSeq(s, "/") {
+		if twwidth.Width(part) <= w {
+			put(part)
+			continue
+		}
+		// too long for a line of its own: its words, on the line begun
+		start := 0
+		for i, r := range part {
+			if r == '-' || r == '_' {
+				put(part[start : i+1])
+				start = i + 1
+			}
+		}
+		if start < len(part) {
+			put(part[start:])
+		}
+	}
+	return strings.Join(append(lines, line), "\n")
+}
+
+func wrapPathLines(s string, w int) string {
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		lines[i] = WrapPath(l, w)
+	}
+	return strings.Join(lines, "\n")
 }
 
 func cutMiddleLines(s string, w int) string {

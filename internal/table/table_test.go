@@ -156,3 +156,90 @@ func TestWriteFitted(t *testing.T) {
 		t.Errorf("Overhead(3) = %d", got)
 	}
 }
+
+func TestWrapPath(t *testing.T) {
+	for _, tc := range []struct {
+		in   string
+		w    int
+		want string
+	}{
+		{"a/b.go", 10, "a/b.go"},
+		{".claude/rules/backend/legacy-model-migration-patterns.md", 24, ".claude/rules/backend/\nlegacy-model-migration-\npatterns.md"},
+		{".claude/rules/backend/legacy-model-migration-patterns.md", 30, ".claude/rules/backend/legacy-\nmodel-migration-patterns.md"},
+		{".claude/rules/backend/legacy-model-migration-patterns.md", 40, ".claude/rules/backend/\nlegacy-model-migration-patterns.md"},
+		{"packages/front-end/CLAUDE.md", 20, "packages/front-end/\nCLAUDE.md"},
+		{"packages/front-end/CLAUDE.md", 12, "packages/\nfront-end/\nCLAUDE.md"},
+		{"project_agents", 12, "project_\nagents"},
+		{"project_agents", 6, "projec\nt_\nagents"},
+		{"~/.claude/settings-notes.md", 12, "~/.claude/\nsettings-\nnotes.md"},
+		{"payments-and-billing-team-conventions", 21, "payments-and-billing-\nteam-conventions"},
+		{"~/.config/agents/GLOBAL.md", 17, "~/.config/agents/\nGLOBAL.md"},
+		{"漢字/漢字漢字.md", 5, "漢字/\n漢字\n漢字.\nmd"},
+		{".claude/rules/development-guidelines.md", 23, ".claude/rules/\ndevelopment-\nguidelines.md"},
+		{".github/instructions/python.instructions.md", 14, ".github/\ninstructions/\npython.\ninstructions.\nmd"},
+		{"copilot-instructions.md", 14, "copilot-\ninstructions.\nmd"},
+		{"abc", 0, "a\nb\nc"},
+	} {
+		got := WrapPath(tc.in, tc.w)
+		if got != tc.want {
+			t.Errorf("WrapPath(%q, %d) = %q, want %q", tc.in, tc.w, got, tc.want)
+		}
+		if Width(got) > max(tc.w, 1) {
+			t.Errorf("WrapPath(%q, %d) = %q is %d wide", tc.in, tc.w, got, Width(got))
+		}
+		if strings.ReplaceAll(got, "\n", "") != tc.in {
+			t.Errorf("WrapPath(%q, %d) lost characters: %q", tc.in, tc.w, got)
+		}
+	}
+}
+
+// TestRank: the columns of rank 0 give up width before those of rank 1,
+// whatever their widths: here the path is cut to its Min before the id,
+// which then wraps after its slashes.
+func TestRank(t *testing.T) {
+	cols := []Column{
+		{Header: "id", Fit: FitWrapPath, Min: 8, Rank: 1},
+		{Header: "path", Fit: FitCutPath, Min: 10},
+	}
+	rows := [][]string{{"packages/front-end/CLAUDE.md", "~/.config/agents/GLOBAL.md"}}
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{61, `+------------------------------+----------------------------+
+| id                           | path                       |
++------------------------------+----------------------------+
+| packages/front-end/CLAUDE.md | ~/.config/agents/GLOBAL.md |
++------------------------------+----------------------------+
+`},
+		{50, `+------------------------------+-----------------+
+| id                           | path            |
++------------------------------+-----------------+
+| packages/front-end/CLAUDE.md | ~/.c…/GLOBAL.md |
++------------------------------+-----------------+
+`},
+		{44, `+---------------------+------------+
+| id                  | path       |
++---------------------+------------+
+| packages/front-end/ | …GLOBAL.md |
+| CLAUDE.md           |            |
++---------------------+------------+
+`},
+		{32, `+------------+------------+
+| id         | path       |
++------------+------------+
+| packages/  | …GLOBAL.md |
+| front-end/ |            |
+| CLAUDE.md  |            |
++------------+------------+
+`},
+	} {
+		var b bytes.Buffer
+		if err := WriteFitted(&b, cols, rows, tc.width); err != nil {
+			t.Fatal(err)
+		}
+		if b.String() != tc.want {
+			t.Errorf("width %d:\n%s\nwant\n%s", tc.width, b.String(), tc.want)
+		}
+	}
+}

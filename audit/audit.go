@@ -9,7 +9,8 @@
 // block, the discussion history) for credentials, and last the rendered
 // total against the thresholds. A missing file that nobody named (the
 // manifest's implicit_sources) is info, so a check passes on an ordinary
-// repository; everything named explicitly keeps the warning. A credential
+// repository, and the formats for people and CI leave it out (see
+// [WriteOptions.Details]); everything named explicitly keeps the warning. A credential
 // is an error: `secret` findings name the rule and the line, never the
 // secret. The audit reads no file: everything it checks is in the
 // manifest.

@@ -2,12 +2,15 @@ package audit
 
 import (
 	"bytes"
-	"github.com/ctxaudit/ctx/internal/mdtext"
 	"strconv"
 	"strings"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
-// writeGitHub writes one GitHub Actions workflow command per finding:
+// writeGitHub writes one GitHub Actions workflow command per problem
+// ([locator.ciFindings]: each problem once, nothing about a file that
+// nobody named and that does not exist):
 //
 //	::warning file=AGENTS.md,line=201,title=truncated::project_agents: cut at 200 lines by budget project, 3,486 chars omitted
 //
@@ -15,26 +18,81 @@ import (
 // and line only where known. Nothing is written without findings.
 func writeGitHub(b *bytes.Buffer, rep *Report, o WriteOptions) {
 	l := newLocator(rep, o)
-	for _, f := range rep.Findings {
+	nm := repoNames(rep, l, o.home())
+	for _, lf := range l.ciFindings() {
+		f, loc := lf.f, lf.loc
 		cmd := map[Severity]string{Error: "error", Warning: "warning"}[f.Severity]
 		if cmd == "" {
 			cmd = "notice"
 		}
 		var props []string
-		if loc := l.locate(f); loc.path != "" {
+		if loc.path != "" {
 			props = append(props, "file="+ghProperty(loc.path))
 			if loc.line > 0 {
 				props = append(props, "line="+strconv.Itoa(loc.line))
 			}
 		}
 		props = append(props, "title="+ghProperty(string(f.Code)))
-		b.WriteString("::" + cmd + " " + strings.Join(props, ",") + "::" + ghData(findingText(f)) + "\n")
+		b.WriteString("::" + cmd + " " + strings.Join(props, ",") + "::" + ghData(findingText(f, nm)) + "\n")
 	}
 }
 
+// located is a finding and where it points.
+type located struct {
+	f   Finding
+	loc location
+}
+
+// ciFindings are the findings of the report for the markdown, github and
+// sarif formats, each with its location: every finding but the [quiet]
+// ones, and each problem once. Findings of one code with the same message
+// at the same file and line (a file the agent loads by itself that is
+// also a source ctx discovered, both over the per-source limit) are one,
+// the first, at the highest severity among them.
+func (l locator) ciFindings() []located {
+	type key struct {
+		path string
+		line int
+		code Code
+		msg  string
+	}
+	var out []located
+	at := map[key]int{}
+	for _, f := range l.rep.Findings {
+		if quiet(l.rep, l.ix, f) {
+			continue
+		}
+		loc := l.locate(f)
+		if loc.path == "" {
+			out = append(out, located{f, loc})
+			continue
+		}
+		k := key{loc.path, loc.line, f.Code, f.Message}
+		if i, ok := at[k]; ok {
+			if f.Severity.rank() > out[i].f.Severity.rank() {
+				out[i].f.Severity = f.Severity
+			}
+			continue
+		}
+		at[k] = len(out)
+		out = append(out, located{f, loc})
+	}
+	return out
+}
+
+// ciFindings are the findings of [locator.ciFindings] without their
+// locations.
+func ciFindings(l locator) []Finding {
+	var out []Finding
+	for _, lf := range l.ciFindings() {
+		out = append(out, lf.f)
+	}
+	return out
+}
+
 // findingText is a finding's message for readers who see it alone: the
-// source id, then the message.
-func findingText(f Finding) string {
+// source as nm shows it, then the message.
+func findingText(f Finding, nm names) string {
 	msg := f.Message
 	if msg == "" {
 		msg = string(f.Code)
@@ -42,7 +100,7 @@ func findingText(f Finding) string {
 	if f.SourceID == "" {
 		return msg
 	}
-	return f.SourceID + ": " + msg
+	return nm.id(f.SourceID) + ": " + msg
 }
 
 // ghData escapes the message of a workflow command: %, CR and LF.

@@ -16,7 +16,9 @@ import (
 const SARIFSchema = "https://docs.oasis-open.org/sarif/sarif/v2.1.0/errata01/os/schemas/sarif-schema-2.1.0.json"
 
 // SARIFRootID is the uriBaseId of every location in SARIF output: the
-// directory of [WriteOptions.Root].
+// directory of [WriteOptions.Root]. The run's originalUriBaseIds describes
+// it without its absolute URI, which would differ from machine to machine
+// (code scanning takes it for the checkout).
 const SARIFRootID = "%SRCROOT%"
 
 type sarifLog struct {
@@ -26,8 +28,16 @@ type sarifLog struct {
 }
 
 type sarifRun struct {
-	Tool    sarifTool     `json:"tool"`
-	Results []sarifResult `json:"results"`
+	Tool               sarifTool                `json:"tool"`
+	OriginalURIBaseIDs map[string]sarifRootBase `json:"originalUriBaseIds"`
+	Results            []sarifResult            `json:"results"`
+}
+
+// sarifRootBase is the artifactLocation of a uriBaseId in
+// originalUriBaseIds: a description only (SARIF 2.1.0, 3.14.14: without a
+// uri, the producer does not say where the root was).
+type sarifRootBase struct {
+	Description sarifMessage `json:"description"`
 }
 
 type sarifTool struct {
@@ -76,7 +86,8 @@ type sarifRegion struct {
 	StartLine int `json:"startLine"`
 }
 
-// writeSARIF writes rep as a SARIF 2.1.0 log. Every result has a location,
+// writeSARIF writes rep as a SARIF 2.1.0 log, one result per problem
+// ([locator.ciFindings]), paths relative to %SRCROOT%. Every result has a location,
 // as GitHub code scanning requires (it rejects the whole log otherwise):
 // the finding's file, else the configuration file, else ctx.toml in the
 // project directory (where the setting would go).
@@ -98,8 +109,11 @@ func writeSARIF(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	for _, r := range Rules() {
 		addRule(r.Code, r.Summary)
 	}
-	run := sarifRun{Results: []sarifResult{}}
-	for _, f := range rep.Findings {
+	run := sarifRun{Results: []sarifResult{},
+		OriginalURIBaseIDs: map[string]sarifRootBase{SARIFRootID: {Description: sarifMessage{Text: "The root of the repository that holds the project."}}}}
+	nm := repoNames(rep, l, o.home())
+	for _, lf := range l.ciFindings() {
+		f := lf.f
 		if _, ok := index[f.Code]; !ok {
 			addRule(f.Code, string(f.Code))
 		}
@@ -107,7 +121,7 @@ func writeSARIF(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 		if level == "" {
 			level = "note"
 		}
-		loc := l.locate(f)
+		loc := lf.loc
 		if loc.path == "" {
 			loc = location{path: fallback}
 		}
@@ -116,14 +130,15 @@ func writeSARIF(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 			phys.Region = &sarifRegion{StartLine: loc.line}
 		}
 		res := sarifResult{RuleID: string(f.Code), RuleIndex: index[f.Code], Level: level,
-			Message: sarifMessage{Text: findingText(f)}, Locations: []sarifLocation{{PhysicalLocation: phys}}}
+			Message: sarifMessage{Text: findingText(f, nm)}, Locations: []sarifLocation{{PhysicalLocation: phys}}}
 		if f.SourceID != "" || f.RelatedID != "" {
+			// as the message shows them: no absolute path of the machine
 			res.Properties = map[string]string{}
 			if f.SourceID != "" {
-				res.Properties["sourceId"] = f.SourceID
+				res.Properties["sourceId"] = nm.id(f.SourceID)
 			}
 			if f.RelatedID != "" {
-				res.Properties["relatedId"] = f.RelatedID
+				res.Properties["relatedId"] = nm.related(f.RelatedID)
 			}
 		}
 		run.Results = append(run.Results, res)

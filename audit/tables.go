@@ -3,10 +3,12 @@ package audit
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/profile"
@@ -18,20 +20,26 @@ import (
 
 func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	home, width := o.home(), o.width()
+	nm := tableNames(rep, home)
 	fmt.Fprintf(b, "%s\nestimator: %s\n\nSources\n", table.WrapText("agent: "+agentLine(rep), width), rep.Estimator)
-	if err := table.WriteFitted(b, sourceColumns, fittedSourceRows(rep, home), width); err != nil {
+	cols, rows := withoutBudgets(rep, sourceColumns, fittedSourceRows(rep, nm))
+	if err := table.WriteFitted(b, cols, rows, width); err != nil {
 		return err
 	}
 	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
 		b.WriteString("\nFiles\n")
-		if err := table.WriteFitted(b, fileColumns, fittedFileRows(m, home), width); err != nil {
+		files, rest := shownFiles(m, o.Details)
+		if err := table.WriteFitted(b, fileColumns, fittedFileRows(files, home), width); err != nil {
 			return err
+		}
+		if rest != "" {
+			b.WriteString(table.WrapText(rest, width) + "\n")
 		}
 	}
 	b.WriteString("\nFindings\n")
-	if len(rep.Findings) == 0 {
+	if rows := findingRows(rep, peopleFindings(rep, o.Details), nm, !o.Details); len(rows) == 0 {
 		b.WriteString("none\n")
-	} else if err := table.WriteFitted(b, findingColumns, fittedFindingRows(rep, home), width); err != nil {
+	} else if err := table.WriteFitted(b, findingColumns, fittedFindingRows(rows), width); err != nil {
 		return err
 	}
 	b.WriteString("\n" + table.WrapText("Total: "+totalSizes(rep), width) + "\n")
@@ -78,19 +86,41 @@ func seenLine(rep *Report) string {
 	return s
 }
 
+// sourceColumns are the columns of the sources table. When the table is
+// too wide, the path gives up width first (cut, keeping the file name: the
+// id names the source), then the id, the decision and the budget, the
+// widest first: the id wraps after its slashes, so that a native's path is
+// whole, and the others at spaces.
 var sourceColumns = []table.Column{
-	{Header: "id", Fit: table.FitCutMiddle, Min: 12},
-	{Header: "decision"},
+	{Header: "id", Fit: table.FitWrapPath, Min: 12, Rank: 1},
+	{Header: "decision", Fit: table.FitWrap, Min: 21, Rank: 1},
 	{Header: "tokens", Align: table.Right},
-	{Header: "budget", Fit: table.FitWrap, Min: 7, Late: true},
-	{Header: "path", Fit: table.FitCutMiddle, Min: 12},
+	{Header: "budget", Fit: table.FitWrap, Min: 7, Rank: 1},
+	{Header: "path", Fit: table.FitCutPath, Min: 12},
 }
 
-func fittedSourceRows(rep *Report, home string) [][]string {
-	dir := ""
-	if rep.Manifest != nil {
-		dir = rep.Manifest.ProjectDir
+// budgetColumn is the index of the budget in sourceColumns.
+const budgetColumn = 3
+
+// withoutBudgets returns the columns and rows without the budget column
+// when no source has a budget: a column of dashes only takes width.
+func withoutBudgets(rep *Report, cols []table.Column, rows [][]string) ([]table.Column, [][]string) {
+	for _, s := range rep.Sources {
+		if s.Budget != "" {
+			return cols, rows
+		}
 	}
+	cols = slices.Delete(slices.Clone(cols), budgetColumn, budgetColumn+1)
+	for i, r := range rows {
+		rows[i] = slices.Delete(r, budgetColumn, budgetColumn+1)
+	}
+	return cols, rows
+}
+
+// fittedSourceRows are the rows of the sources table. A file the agent
+// loads by itself is shown by its path in the id column (see [names]), and
+// its path cell is empty: the id says it.
+func fittedSourceRows(rep *Report, nm names) [][]string {
 	emitted := make([]string, len(rep.Sources))
 	for i, s := range rep.Sources {
 		emitted[i] = itoaSep(s.EmittedTokens)
@@ -116,14 +146,13 @@ func fittedSourceRows(rep *Report, home string) [][]string {
 			decision += ", conditional"
 		}
 		path := "(text)"
-		if s.Path != "" {
-			path = display.Rel(s.Path, dir, home)
+		switch {
+		case nm.native[s.ID]:
+			path = ""
+		case s.Path != "":
+			path = nm.path(s.Path)
 		}
-		id := display.ID(s.ID, dir, home)
-		if s.ID == "native:"+s.Path {
-			id = "native" // the path column names it
-		}
-		rows = append(rows, []string{id, decision, pair(emitted[i], w, itoaSep(s.SourceTokens)), budgetUse(s), path})
+		rows = append(rows, []string{nm.id(s.ID), decision, pair(emitted[i], w, itoaSep(s.SourceTokens)), budgetUse(s), path})
 	}
 	return rows
 }
@@ -175,21 +204,21 @@ func BudgetUse(s manifest.Source) string {
 }
 
 var fileColumns = []table.Column{
-	{Header: "path", Fit: table.FitCutMiddle, Min: 12},
+	{Header: "path", Fit: table.FitCutPath, Min: 12},
 	{Header: "view"},
 	{Header: "status"},
 	{Header: "tokens", Align: table.Right},
 	{Header: "note", Fit: table.FitWrap, Min: 12},
 }
 
-func fittedFileRows(m *manifest.Manifest, home string) [][]string {
-	emitted := make([]string, len(m.Files))
-	for i, r := range m.Files {
+func fittedFileRows(files []manifest.FileRow, home string) [][]string {
+	emitted := make([]string, len(files))
+	for i, r := range files {
 		emitted[i] = display.Int(r.EmittedTokens)
 	}
 	w := widest(emitted)
 	var rows [][]string
-	for i, r := range m.Files {
+	for i, r := range files {
 		rows = append(rows, []string{display.Path(r.Path, home), string(r.ViewMode), string(r.Status),
 			pair(emitted[i], w, itoaSep(r.SourceTokens)), fileNote(r, 0)})
 	}
@@ -197,31 +226,18 @@ func fittedFileRows(m *manifest.Manifest, home string) [][]string {
 }
 
 var findingColumns = []table.Column{
-	{Header: "source", Fit: table.FitCutMiddle, Min: 10},
+	{Header: "source", Fit: table.FitWrapPath, Min: 10},
 	{Header: "code"},
 	{Header: "severity"},
 	{Header: "message", Fit: table.FitWrap, Min: 16},
 }
 
-func fittedFindingRows(rep *Report, home string) [][]string {
-	var rows [][]string
-	for _, f := range rep.Findings {
-		rows = append(rows, []string{findingSource(rep, f, home), string(f.Code), string(f.Severity), orDash(f.Message)})
+func fittedFindingRows(rows []findingRow) [][]string {
+	var out [][]string
+	for _, r := range rows {
+		out = append(out, []string{r.subject, string(r.f.Code), string(r.f.Severity), orDash(r.message)})
 	}
-	return rows
-}
-
-// findingSource shows what a finding is about: the source's id (a native's
-// path relative to the project), or "(total)".
-func findingSource(rep *Report, f Finding, home string) string {
-	if f.SourceID == "" {
-		return "(total)"
-	}
-	dir := ""
-	if rep.Manifest != nil {
-		dir = rep.Manifest.ProjectDir
-	}
-	return display.ID(f.SourceID, dir, home)
+	return out
 }
 
 func totalSizes(rep *Report) string {
@@ -246,7 +262,9 @@ var sourceHeader = []string{"id", "kind", "delivery", "status", "included", "rea
 // sourceNumbers are the columns of sourceHeader that hold numbers.
 var sourceNumbers = []int{6, 7, 8, 9, 12, 13}
 
-func sourceRows(rep *Report, home string, num func(*int) string) [][]string {
+// sourceRows are the rows of the wide and markdown sources tables: every
+// column, ids and paths as nm shows them.
+func sourceRows(rep *Report, nm names, num func(*int) string) [][]string {
 	var rows [][]string
 	for _, s := range rep.Sources {
 		budget := s.Budget
@@ -255,9 +273,9 @@ func sourceRows(rep *Report, home string, num func(*int) string) [][]string {
 		}
 		path := "(text)"
 		if s.Path != "" {
-			path = display.Path(s.Path, home)
+			path = nm.path(s.Path)
 		}
-		rows = append(rows, []string{s.ID, s.Kind, string(s.Delivery), string(s.Status), yesNo(s.Included), string(s.Reason),
+		rows = append(rows, []string{nm.id(s.ID), s.Kind, string(s.Delivery), string(s.Status), yesNo(s.Included), string(s.Reason),
 			num(s.SourceChars), num(s.SourceLines), num(s.SourceTokens), num(s.EmittedTokens),
 			yesNo(s.Truncated), budget, num(&s.OmittedChars), num(&s.OmittedLines), path})
 	}
@@ -266,16 +284,18 @@ func sourceRows(rep *Report, home string, num func(*int) string) [][]string {
 
 var findingHeader = []string{"source", "code", "severity", "related", "message"}
 
-func findingRows(rep *Report) [][]string {
-	var rows [][]string
-	for _, f := range rep.Findings {
-		src := f.SourceID
-		if src == "" {
-			src = "(total)"
+// relatedRows are the rows of the wide and markdown findings tables, with
+// the related id or path as nm shows it.
+func relatedRows(rows []findingRow, nm names) [][]string {
+	var out [][]string
+	for _, r := range rows {
+		rel := "-"
+		if r.n == 1 && r.f.RelatedID != "" {
+			rel = nm.related(r.f.RelatedID)
 		}
-		rows = append(rows, []string{src, string(f.Code), string(f.Severity), orDash(f.RelatedID), orDash(f.Message)})
+		out = append(out, []string{r.subject, string(r.f.Code), string(r.f.Severity), rel, orDash(r.message)})
 	}
-	return rows
+	return out
 }
 
 var filesHeader = []string{"path", "view", "status", "source tokens", "emitted tokens", "note"}
@@ -308,9 +328,9 @@ func fileNote(r manifest.FileRow, limit int) string {
 	return n
 }
 
-func fileRows(m *manifest.Manifest, home string, num func(*int) string, noteMax int) [][]string {
+func fileRows(files []manifest.FileRow, home string, num func(*int) string, noteMax int) [][]string {
 	var rows [][]string
-	for _, r := range m.Files {
+	for _, r := range files {
 		rows = append(rows, []string{display.Path(r.Path, home), string(r.ViewMode), string(r.Status), num(r.SourceTokens),
 			num(&r.EmittedTokens), fileNote(r, noteMax)})
 	}
@@ -323,21 +343,27 @@ func totalLine(rep *Report) string {
 		thresholdString(rep.Thresholds.LayerTokens), thresholdString(rep.Thresholds.TotalTokens))
 }
 
-func writeWideTable(b *bytes.Buffer, rep *Report, home string) error {
+func writeWideTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
+	home := o.home()
+	nm := literalNames(home)
 	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", rep.Agent, rep.Estimator)
-	if err := table.Write(b, sourceHeader, sourceRows(rep, home, itoa)); err != nil {
+	if err := table.Write(b, sourceHeader, sourceRows(rep, nm, itoa)); err != nil {
 		return err
 	}
 	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
 		b.WriteString("\nFiles\n")
-		if err := table.Write(b, filesHeader, fileRows(m, home, itoa, noteMax)); err != nil {
+		files, rest := shownFiles(m, o.Details)
+		if err := table.Write(b, filesHeader, fileRows(files, home, itoa, noteMax)); err != nil {
 			return err
+		}
+		if rest != "" {
+			b.WriteString(rest + "\n")
 		}
 	}
 	b.WriteString("\nFindings\n")
-	if len(rep.Findings) == 0 {
+	if rows := findingRows(rep, peopleFindings(rep, o.Details), nm, !o.Details); len(rows) == 0 {
 		b.WriteString("none\n")
-	} else if err := table.Write(b, findingHeader, findingRows(rep)); err != nil {
+	} else if err := table.Write(b, findingHeader, relatedRows(rows, nm)); err != nil {
 		return err
 	}
 	b.WriteString("\nTotal: " + totalLine(rep))
@@ -345,20 +371,28 @@ func writeWideTable(b *bytes.Buffer, rep *Report, home string) error {
 }
 
 // Markdown: every column, numbers right-aligned with thousands separators,
-// and the findings with their messages.
+// paths relative to the repository, and the findings with their messages,
+// each problem once (see [ciFindings]).
 
-func writeMarkdown(b *bytes.Buffer, rep *Report, home string) {
-	fmt.Fprintf(b, "# ctx audit: %s\n\nEstimator: %s\n\n## Sources\n\n", mdEscape(rep.Agent), rep.Estimator)
-	mdTable(b, sourceHeader, sourceNumbers, sourceRows(rep, home, itoaSep))
+func writeMarkdown(b *bytes.Buffer, rep *Report, o WriteOptions) {
+	home := o.home()
+	l := newLocator(rep, o)
+	nm := repoNames(rep, l, home)
+	fmt.Fprintf(b, "# ctx audit: %s\n\nEstimator: %s\n\n## Sources\n\n", mdEscape(mdtext.Escape(rep.Agent)), rep.Estimator)
+	mdTable(b, sourceHeader, sourceNumbers, sourceRows(rep, nm, itoaSep))
 	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
 		b.WriteString("\n## Files\n\n")
-		mdTable(b, filesHeader, filesNumbers, fileRows(m, home, itoaSep, 0))
+		files, rest := shownFiles(m, o.Details)
+		mdTable(b, filesHeader, filesNumbers, fileRows(files, home, itoaSep, 0))
+		if rest != "" {
+			b.WriteString("\n" + rest + "\n")
+		}
 	}
 	b.WriteString("\n## Findings\n\n")
-	if len(rep.Findings) == 0 {
+	if rows := findingRows(rep, ciFindings(l), nm, !o.Details); len(rows) == 0 {
 		b.WriteString("None.\n")
 	} else {
-		mdTable(b, findingHeader, nil, findingRows(rep))
+		mdTable(b, findingHeader, nil, relatedRows(rows, nm))
 	}
 	b.WriteString("\n## Total\n\n" + totalSizes(rep) + " (limits: " + limits(rep) + ")\n")
 	if s := seenLine(rep); s != "" {

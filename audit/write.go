@@ -72,6 +72,12 @@ type WriteOptions struct {
 	// width: the sources and files as ctx 0.1 printed them, the findings
 	// with their messages.
 	Wide bool
+	// Details lists every finding in the table and markdown formats: without
+	// it, more than [GroupAbove] findings of one code and severity are one
+	// row, and the table leaves out the absence of a file that nobody named
+	// (its source row says missing). The JSON, github and sarif formats are
+	// the same either way.
+	Details bool
 	// Config is the configuration file (ctx.toml) the manifest was built
 	// from, "" when none was read. The github and sarif formats point
 	// findings about what it declares (extra sources, audiences, native
@@ -111,12 +117,12 @@ func Write(w io.Writer, rep *Report, f Format, o WriteOptions) error {
 	switch f {
 	case FormatTable:
 		if o.Wide {
-			err = writeWideTable(&b, &r, o.home())
+			err = writeWideTable(&b, &r, o)
 		} else {
 			err = writeTable(&b, &r, o)
 		}
 	case FormatMarkdown:
-		writeMarkdown(&b, &r, o.home())
+		writeMarkdown(&b, &r, o)
 	case FormatJSON:
 		err = jsonenc.Write(&b, NewDocument(&r, o))
 	case FormatGitHub:

@@ -16,10 +16,15 @@ import (
 	"github.com/ctxaudit/ctx/manifest"
 )
 
-// realisticReport audits the realistic fixture with the default thresholds.
+// realisticThresholds are the limits the realistic fixture is audited
+// against: lower than the defaults, so that its long AGENTS.md is over
+// the per-source limit.
+var realisticThresholds = audit.Thresholds{LayerTokens: 2000, TotalTokens: 8000}
+
+// realisticReport audits the realistic fixture with realisticThresholds.
 func realisticReport(t *testing.T) *audit.Report {
 	t.Helper()
-	return run(t, realistic(t), audit.DefaultThresholds())
+	return run(t, realistic(t), realisticThresholds)
 }
 
 // CI options: the fixture's project is the repository root and ctx.toml
@@ -88,7 +93,8 @@ func TestTableColumns(t *testing.T) {
 	out := writeString(t, realisticReport(t), audit.FormatTable, audit.WriteOptions{Home: fixtureHome, Width: 1000})
 	for _, want := range []string{
 		"| id                                    | decision          |        tokens | budget                | path ",
-		"| native                                | native_autoload   |         0 / 9 | -                     | ~/.claude/settings-notes.md ",
+		// a native by its path, in the id column; the path cell would repeat it
+		"| ~/.claude/settings-notes.md           | native_autoload   |         0 / 9 | -                     |                                                            |\n",
 		"| project_agents                        | included, cut     | 4,114 / 4,985 | project 200/200 lines | AGENTS.md ",
 		"| project_claude                        | same_path         |     0 / 4,985 | -                     | CLAUDE.md ",
 		"| shared                                | included          |       10 / 10 | -                     | ~/.config/agents/GLOBAL.md ",
@@ -146,8 +152,10 @@ func TestMarkdown(t *testing.T) {
 		"| source | code | severity | related | message |",
 		"| project_agents | truncated | warning | - | cut at 200 lines by budget project, 3,486 chars omitted |",
 		"| --- | --- | --- | --- | --- | --- | ---: | ---: | ---: | ---: | --- | --- | ---: | ---: | --- |",
-		// full paths and notes: markdown keeps everything
-		"| ~/src/github.com/acme/shop-service-backend/docs/agents/deployment-runbook-for-production-incidents.md |",
+		// full paths relative to the repository, and notes: markdown keeps
+		// everything
+		"| docs/agents/deployment-runbook-for-production-incidents.md |",
+		"| ~/.claude/settings-notes.md | native | native | available |",
 		"| file not found: internal/api/missing_handler_for_refunds.go |",
 	} {
 		if !strings.Contains(out, want) {
@@ -327,7 +335,7 @@ func TestRepositoryRoot(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep := run(t, m, audit.DefaultThresholds())
+	rep := run(t, m, realisticThresholds)
 	out := writeString(t, rep, audit.FormatGitHub, audit.WriteOptions{Home: repo})
 	if !strings.Contains(out, "::warning file=services/api/AGENTS.md,title=oversized_source::project_agents: 3,750 tokens, over 2,000 per source\n") {
 		t.Errorf("got\n%s", out)

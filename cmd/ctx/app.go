@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 
@@ -241,14 +242,22 @@ func withoutSecrets(msg string) string {
 	return red
 }
 
-// terminalWidth is the width of w when it is a terminal, else 0 (the
-// library's default).
+// terminalWidth is the width the output to w fits when w is the process's
+// own output: $COLUMNS when it is a positive number (as POSIX has it, it
+// overrides the terminal's size: COLUMNS=80 ctx audit | less), else the
+// width of the terminal; 0 (the library's default) otherwise.
 func terminalWidth(w io.Writer) int {
 	if ww, ok := w.(writer); ok {
 		w = ww.w
 	}
 	f, ok := w.(*os.File)
-	if !ok || !term.IsTerminal(int(f.Fd())) {
+	if !ok {
+		return 0
+	}
+	if n, err := strconv.Atoi(os.Getenv("COLUMNS")); err == nil && n > 0 {
+		return n
+	}
+	if !term.IsTerminal(int(f.Fd())) {
 		return 0
 	}
 	width, _, err := term.GetSize(int(f.Fd()))

@@ -77,6 +77,7 @@ func coreCommands(e *env) []*cli.Command {
 			Flags: append(commonFlags(), estimatorFlag(), cacheDirFlag(), noCacheFlag(),
 				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json, markdown, github or sarif"},
 				&cli.BoolFlag{Name: "wide", Usage: "print every column of the table, however wide"},
+				&cli.BoolFlag{Name: "details", Usage: "list every finding and file in the table and markdown, not one row per code"},
 				&cli.BoolFlag{Name: "check", Usage: "exit 1 when a finding at the --fail-on level exists"},
 				&cli.StringFlag{Name: "fail-on", Value: "warning", Usage: "`LEVEL` that fails --check: info, warning or error"},
 				&cli.StringFlag{Name: "manifest", Usage: "audit a stored manifest `FILE` instead of building one"},
@@ -330,7 +331,7 @@ func (e *env) audit(c *cli.Context) error {
 			return fmt.Errorf("%s: %w", file, err)
 		}
 	}
-	o := audit.WriteOptions{Home: p.Home, Wide: c.Bool("wide"), Width: terminalWidth(e.stdout)}
+	o := audit.WriteOptions{Home: p.Home, Wide: c.Bool("wide"), Details: c.Bool("details"), Width: terminalWidth(e.stdout)}
 	if p.Config != nil {
 		o.Config = p.Config.File
 	}

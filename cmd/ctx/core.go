@@ -72,7 +72,8 @@ func coreCommands(e *env) []*cli.Command {
 				"   ctx audit --format github --check           # annotations in a GitHub Actions step\n" +
 				"   ctx audit --format sarif > ctx.sarif        # for code scanning\n" +
 				"   ctx audit --manifest context.manifest.json --fail-on info --check\n" +
-				"   ctx audit --observed turn.json              # beside what the agent really sent (ctx observe -o)",
+				"   ctx audit --observed turn.json              # beside what the agent really sent (ctx observe -o)\n" +
+				"   ctx audit --profile all                     # which instruction file reaches which agent",
 			ArgsUsage: " ",
 			Flags: append(commonFlags(), estimatorFlag(), cacheDirFlag(), noCacheFlag(),
 				&cli.StringFlag{Name: "format", Value: "table", Usage: "`FORMAT`: table, json, markdown, github or sarif"},
@@ -304,6 +305,9 @@ func (e *env) audit(c *cli.Context) error {
 	if err != nil {
 		return usagef("--fail-on: %v", err)
 	}
+	if c.String("profile") == audit.AllProfiles {
+		return e.auditAgents(c, format)
+	}
 	var p *config.Project
 	var m *manifest.Manifest
 	if file := c.String("manifest"); file != "" {
@@ -345,6 +349,28 @@ func (e *env) audit(c *cli.Context) error {
 		return &checkFailed{msg: fmt.Sprintf("check failed: %d finding(s) at or above %s", rep.Count(level), level)}
 	}
 	return nil
+}
+
+// auditAgents prints every instruction file against every agent (ctx audit
+// --profile all).
+func (e *env) auditAgents(c *cli.Context, format audit.Format) error {
+	for _, name := range []string{"manifest", "observed", "check", "wide", "details"} {
+		if c.IsSet(name) {
+			return usagef("--%s: not with --profile all, which compares the agents' own files", name)
+		}
+	}
+	if format == audit.FormatGitHub || format == audit.FormatSARIF {
+		return usagef("--format %s: not with --profile all (table, markdown or json)", format)
+	}
+	p, o, err := manifestOptions(c)
+	if err != nil {
+		return err
+	}
+	mx, err := audit.Agents(c.Context, o)
+	if err != nil {
+		return err
+	}
+	return audit.WriteMatrix(e.stdout, mx, format, audit.WriteOptions{Home: p.Home, Width: terminalWidth(e.stdout)})
 }
 
 func initCommands(e *env) []*cli.Command {

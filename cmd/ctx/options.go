@@ -103,7 +103,8 @@ func manifestOptions(c *cli.Context) (*config.Project, manifest.Options, error) 
 		}
 	}
 	d := &o.Discover
-	if c.IsSet("profile") {
+	// ctx audit --profile all compares every profile (auditAgents)
+	if c.IsSet("profile") && !(c.Command.Name == "audit" && c.String("profile") == audit.AllProfiles) {
 		name, err := profile.Parse(c.String("profile"))
 		if err != nil {
 			return nil, o, usagef("--profile: %v", err)

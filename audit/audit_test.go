@@ -205,7 +205,7 @@ func TestThresholds(t *testing.T) {
 			t.Errorf("%s: findings %q, want %q", tt.name, got, tt.codes)
 		}
 	}
-	if th := audit.DefaultThresholds(); th.LayerTokens != 2000 || th.TotalTokens != 8000 {
+	if th := audit.DefaultThresholds(); th.LayerTokens != 8192 || th.TotalTokens != 32768 {
 		t.Errorf("DefaultThresholds = %+v", th)
 	}
 	for _, bad := range []struct {

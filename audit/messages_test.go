@@ -143,14 +143,14 @@ func TestMessageNumbers(t *testing.T) {
 // TestMissingMessages).
 func TestMessagePaths(t *testing.T) {
 	t.Parallel()
-	m := build(t, map[string]string{"big.md": strings.Repeat("word ", 8000)}, nil, nil,
+	m := build(t, map[string]string{"big.md": strings.Repeat("word ", 32000)}, nil, nil,
 		file("notes", "notes/gone.md"), file("big", "big.md"))
 	rep := run(t, m, audit.DefaultThresholds())
 	doc := audit.NewDocument(rep, audit.WriteOptions{Home: m.ProjectDir})
 	want := []string{
 		"notes/gone.md does not exist (named explicitly)",
-		"10,000 tokens, over 2,000 per source",
-		"10,000 tokens in total, over 8,000",
+		"40,000 tokens, over 8,192 per source",
+		"40,000 tokens in total, over 32,768",
 	}
 	if len(doc.Findings) != len(want) {
 		t.Fatalf("findings %+v", doc.Findings)

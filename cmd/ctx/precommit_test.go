@@ -89,8 +89,8 @@ func TestPreCommitHooks(t *testing.T) {
 		t.Errorf("the hooks did not run and pass:\n%s", out)
 	}
 
-	// AGENTS.md grows past the per-source budget (2,000 tokens by default)
-	write("AGENTS.md", "# Agents\n"+strings.Repeat("Run the tests before you commit, and explain why.\n", 200))
+	// AGENTS.md grows past the per-source budget (8,192 tokens by default)
+	write("AGENTS.md", "# Agents\n"+strings.Repeat("Run the tests before you commit, and explain why.\n", 800))
 	sh(t, work, env, "git", "add", "-A")
 	out, err = runErr(work, env, "pre-commit", "run", "--all-files")
 	if err == nil {

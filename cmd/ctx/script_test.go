@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -84,6 +85,7 @@ func TestScripts(t *testing.T) {
 			"exits":            cmdExits,
 			"filemode":         cmdFileMode,
 			"validobservation": cmdValidObservation,
+			"repeat":           cmdRepeat,
 		},
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine
@@ -119,6 +121,19 @@ func cmdUnwork(ts *testscript.TestScript, neg bool, args []string) {
 		s = strings.ReplaceAll(s, work, "$WORK")
 		ts.Check(os.WriteFile(p, []byte(s), 0o644))
 	}
+}
+
+// cmdRepeat writes a file made of another repeated, for inputs too large
+// to keep in a script: repeat N SRC DST.
+func cmdRepeat(ts *testscript.TestScript, neg bool, args []string) {
+	if neg || len(args) != 3 {
+		ts.Fatalf("usage: repeat N SRC DST")
+	}
+	n, err := strconv.Atoi(args[0])
+	ts.Check(err)
+	b, err := os.ReadFile(ts.MkAbs(args[1]))
+	ts.Check(err)
+	ts.Check(os.WriteFile(ts.MkAbs(args[2]), bytes.Repeat(b, n), 0o644))
 }
 
 // cmdFileMode checks the permission bits of a file: filemode FILE MODE

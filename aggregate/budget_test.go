@@ -243,12 +243,12 @@ func TestBudgetProtected(t *testing.T) {
 
 func TestBudgetLeavesErrorsAndExcluded(t *testing.T) {
 	dir := budgetTree(t)
-	files := append(budgetFiles(), FileItem{Path: "missing.py"}, FileItem{Path: "small.py", ViewMode: ViewNone})
+	files := append(budgetFiles(), FileItem{Path: "*.rs"}, FileItem{Path: "small.py", ViewMode: ViewNone})
 	files[1].NoAutoAggregate = true
 	items := build(t, Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(1))})
 	for _, it := range items {
 		switch {
-		case it.Path == "missing.py":
+		case it.Path == "*.rs":
 			if it.Status != StatusError || it.Degraded != "" || it.Block() == "" {
 				t.Errorf("error item touched: %+v", it)
 			}

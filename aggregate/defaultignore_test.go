@@ -250,7 +250,7 @@ func TestOutputDirHoldsBase(t *testing.T) {
 func TestChangedFilter(t *testing.T) {
 	dir := ignoreProject(t)
 	ch := &Changes{Root: dir, Paths: []string{"src/app.py", "uv.lock", "web/node_modules/x/index.js", "gone.py"}}
-	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "missing.py"}}, Changed: ch})
+	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "missing/*.py"}}, Changed: ch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestChangedFilter(t *testing.T) {
 	for _, p := range res.Ignored {
 		ignored = append(ignored, p.Shown())
 	}
-	if got := fmt.Sprint(labels(res.Items), ignored); got != "[src/app.py missing.py] [uv.lock web/node_modules/]" {
+	if got := fmt.Sprint(labels(res.Items), ignored); got != "[src/app.py missing/*.py] [uv.lock web/node_modules/]" {
 		t.Errorf("changed: %s", got)
 	}
 	if res.Summary().Changed == nil || *res.Summary().Changed != "" || res.Summary().Files != 1 || res.Summary().Errors != 1 {
@@ -355,7 +355,7 @@ func TestSummaryWrite(t *testing.T) {
 		"yarn.lock":    "#\n",
 		"x/Cargo.lock": "#\n",
 	})
-	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "skip.py", NoAutoAggregate: true}, {Path: "nope.py"}},
+	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "skip.py", NoAutoAggregate: true}, {Path: "nope/*.py"}},
 		MaxTokens: measure.Max(60)})
 	if err != nil {
 		t.Fatal(err)
@@ -364,7 +364,7 @@ func TestSummaryWrite(t *testing.T) {
 	if err := res.Summary().Write(&b); err != nil {
 		t.Fatal(err)
 	}
-	want := `ctx: 4 files, 80 tokens (chars4)
+	want := `ctx: 4 files, 81 tokens (chars4)
 ctx: token budget max_tokens 60: 1 degraded, 1 omitted (listed in the document)
 ctx: 1 error, 1 binary file not inlined, 1 excluded by auto_aggregate = false
 ctx: largest: logo.png 13, mid.py 13, a/b/c.txt 8, small.py 8

@@ -20,7 +20,7 @@ func Example() {
 		Files: []aggregate.FileItem{
 			{Path: "notes.txt"},
 			{Path: "secret.txt", ViewMode: aggregate.ViewNone},
-			{Path: "missing.txt"},
+			{Path: "*.md"}, // a glob that matches nothing (a path would be an error)
 		},
 		History: "### Discussion Excerpt 1\n\nUser: hi",
 	})
@@ -44,16 +44,16 @@ func Example() {
 	//
 	// ---
 	//
-	// ### `secret.txt`
+	// ### `secret.txt` (excluded)
 	//
 	// (context excluded)
 	//
 	// ---
 	//
-	// ### `missing.txt`
+	// ### `*.md`
 	//
 	// ```text
-	// ERROR: file not found: missing.txt
+	// ERROR: no files matched: *.md
 	// ```
 	//
 	// ---
@@ -65,8 +65,8 @@ func Example() {
 	// User: hi
 	//
 	// notes.txt: ok, full, 18 bytes in, 45 bytes out
-	// secret.txt: ok, none, 12 bytes in, 36 bytes out
-	// missing.txt: error, full, 0 bytes in, 65 bytes out
+	// secret.txt: ok, none, 12 bytes in, 47 bytes out
+	// *.md: error, full, 0 bytes in, 53 bytes out
 }
 
 func ExampleResolveSlice() {

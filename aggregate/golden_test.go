@@ -168,7 +168,7 @@ func goldenCases(t *testing.T) []struct {
 			Focus: []string{"app.py", "native/engine.h", "pp.py"},
 		}},
 		{"errors", Options{Files: []FileItem{
-			{Path: "src/**/*.rb"}, {Path: "missing/file.py"}, {Path: "history.toml"}, {Path: "data.bin"},
+			{Path: "src/**/*.rb"}, {Path: "history.toml"}, {Path: "data.bin"},
 			{Path: "docs/*"}, {Path: "src/**/*.py"}, {Path: "src/app.py", ViewMode: ViewSummary},
 		}}},
 		{"limits", Options{Files: withView(ViewFull, "NOTES", "src/app.py"), MaxFileBytes: 100}},

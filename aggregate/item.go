@@ -65,6 +65,14 @@ type FileItem struct {
 	// views ignore them.
 	ASTSignatures  bool `json:"ast_signatures,omitempty"`
 	ASTDefinitions bool `json:"ast_definitions,omitempty"`
+	// At says where the entry was written, for the error of a path that
+	// does not exist ([MissingError]): "ctx.toml:4: files.paths[0]"; ""
+	// for an argument.
+	At string `json:"-"`
+	// Optional leaves the entry out, without an error, when it names a
+	// path that does not exist: the files of a preset, which may name
+	// what another project has ([Preset.Apply]; the command warns).
+	Optional bool `json:"-"`
 }
 
 // Status is the status of an aggregated file: of an [Item] (ok, error,

@@ -34,7 +34,7 @@ func TestNamesAreData(t *testing.T) {
 		t.Fatal(err)
 	}
 	var files []aggregate.FileItem
-	for _, n := range append(names, "missing\n## SYSTEM.py") {
+	for _, n := range append(names, "missing\n## SYSTEM*.py") {
 		files = append(files, aggregate.FileItem{Path: n})
 	}
 	res, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Files: files,
@@ -65,5 +65,10 @@ func TestNamesAreData(t *testing.T) {
 	}
 	if !strings.Contains(res.Markdown, `![s\](x)\n# y.png](<s](x)\n# y.png>)`) {
 		t.Errorf("the screenshot link:\n%s", res.Markdown)
+	}
+	// the error of a path that does not exist escapes its name too
+	_, err = aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "gone\n## SYSTEM\x1b.py"}}})
+	if err == nil || err.Error() != `gone\n## SYSTEM\x1b.py: no such file` {
+		t.Errorf("missing path: %v", err)
 	}
 }

@@ -418,6 +418,9 @@ func buildItem(ctx context.Context, o Options, t target) (Item, []byte) {
 		it.Status, it.Error = StatusError, fmt.Sprintf("%s view failed: %v", mode, res.Err)
 	}
 	switch {
+	case it.ViewMode == ViewNone && it.Status == StatusOK:
+		// the original's heading of a file whose content is left out
+		it.Header += " (excluded)"
 	case it.Fallback != "":
 		// a view that fell back says so, like the other suffixes
 		it.Header += fallbackSuffix(mode)
@@ -445,6 +448,7 @@ func buildItem(ctx context.Context, o Options, t target) (Item, []byte) {
 // with the change filter.
 func (o Options) fileResolver() *resolver {
 	r := newResolver(o, o.BaseDir, o.Ignore)
+	r.strict = true
 	if o.Changed != nil {
 		r.only = o.Changed.set()
 	}

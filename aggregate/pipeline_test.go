@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -148,7 +149,6 @@ func TestResolveEntries(t *testing.T) {
 		{Path: "a/**/*.py"}, // overlaps: z.py is new, x and y once
 		{Path: "a/y.py", ViewMode: ViewNone},
 		{Path: "a/*.rs"},
-		{Path: "nope.py"},
 		{Path: "a/**"},
 		{Path: "a/history.toml"},
 	}})
@@ -158,16 +158,65 @@ func TestResolveEntries(t *testing.T) {
 	}
 	want := []string{
 		"a/x.py:ok:full", "a/y.py:ok:none", "a/b/z.py:ok:full",
-		"a/*.rs:error:full", "nope.py:error:full", "a/notes_history.txt:ok:full", "a/history.toml:error:full",
+		"a/*.rs:error:full", "a/notes_history.txt:ok:full", "a/history.toml:error:full",
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Fatalf("got  %v\nwant %v", got, want)
 	}
-	if items[3].Error != "no files matched: a/*.rs" || items[4].Error != "file not found: nope.py" {
-		t.Errorf("errors: %q, %q", items[3].Error, items[4].Error)
+	if items[3].Error != "no files matched: a/*.rs" || !strings.Contains(items[3].Content, "ERROR: no files matched: a/*.rs") || !items[3].MTime.IsZero() {
+		t.Errorf("a glob that matches nothing: %+v", items[3])
 	}
-	if !strings.Contains(items[4].Content, "ERROR: file not found: nope.py") || !items[4].MTime.IsZero() {
-		t.Errorf("missing file item: %+v", items[4])
+}
+
+// A path that does not exist (not a glob) is an error of the run, never an
+// "ERROR:" block in place of the file: it names the path as written, where
+// it was written, and the others; a preset's (Optional) is left out.
+func TestMissingPath(t *testing.T) {
+	dir := tree(t, map[string]string{"a.py": "A = 1\n", "[id]/page.tsx": "x\n"})
+	for _, tc := range []struct {
+		files []FileItem
+		want  string // "" : no error
+	}{
+		{[]FileItem{{Path: "a.py"}, {Path: "missing.py"}}, "missing.py: no such file"},
+		{[]FileItem{{Path: "./src/../missing.py"}}, "./src/../missing.py: no such file"},
+		{[]FileItem{{Path: "gone.py", At: "ctx.toml:4: files.paths[1]"}, {Path: "b.py"}, {Path: "c\n.py"}},
+			"ctx.toml:4: files.paths[1]: gone.py: no such file (nor b.py, c\\n.py)"},
+		// a glob, or a path with glob characters that exists, is not a path that is missing
+		{[]FileItem{{Path: "*.rs"}, {Path: "[id]/page.tsx"}}, ""},
+		{[]FileItem{{Path: "a.py"}, {Path: "missing.py", Optional: true}}, ""},
+	} {
+		for _, run := range []func(Options) error{
+			func(o Options) error { _, err := Run(context.Background(), o); return err },
+			func(o Options) error { _, err := Stream(context.Background(), o, io.Discard); return err },
+			func(o Options) error { _, err := Stats(context.Background(), o); return err },
+		} {
+			out := filepath.Join(dir, "out")
+			err := run(Options{BaseDir: dir, Files: tc.files, OutputDir: out})
+			var me *MissingError
+			switch {
+			case tc.want == "" && err != nil:
+				t.Errorf("%v: %v", tc.files, err)
+			case tc.want != "" && (!errors.As(err, &me) || err.Error() != tc.want):
+				t.Errorf("%v: %v, want %q", tc.files, err, tc.want)
+			case tc.want != "":
+				if _, err := os.Stat(out); !os.IsNotExist(err) {
+					t.Errorf("%v: the failed run made %s", tc.files, out)
+				}
+			}
+			os.RemoveAll(out)
+		}
+	}
+	// a link to nothing is there: reading it is a file error, as ever
+	if err := os.Symlink("nowhere.py", filepath.Join(dir, "link.py")); err != nil {
+		t.Fatal(err)
+	}
+	if items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "link.py"}}}); len(items) != 1 || items[0].Error != "file not found: link.py" {
+		t.Errorf("a dangling link: %+v", items)
+	}
+	// the preset's missing file is not an item
+	items := build(t, Options{BaseDir: dir, Files: Preset{Files: []FileItem{{Path: "a.py"}, {Path: "missing.py"}}}.Apply(Options{}).Files})
+	if got := labels(items); fmt.Sprint(got) != "[a.py]" {
+		t.Errorf("preset: %v", got)
 	}
 }
 
@@ -469,12 +518,12 @@ func TestRunWritesAndCancels(t *testing.T) {
 
 func TestStats(t *testing.T) {
 	dir := tree(t, map[string]string{"a.py": "def f():\n    pass\n", "d/b.txt": "one\ntwo\nthree\n", "d/c.bin": "\x00\x01"})
-	st, err := Stats(context.Background(), Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{{Path: "**"}, {Path: "gone.txt"}}})
+	st, err := Stats(context.Background(), Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{{Path: "**"}, {Path: "*.rs"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	got := fmt.Sprintf("%+v", st.Dirs(StatsByPath))
-	want := "[{Dir:. StatsTotals:{Files:3 Lines:5 Symbols:1 Bytes:34 Tokens:9} Entries:[{Path:a.py Lines:2 Symbols:1 Bytes:18 Tokens:5 Binary:false Error:} {Path:gone.txt Lines:0 Symbols:0 Bytes:0 Tokens:0 Binary:false Error:file not found: gone.txt}]} " +
+	want := "[{Dir:. StatsTotals:{Files:3 Lines:5 Symbols:1 Bytes:34 Tokens:9} Entries:[{Path:*.rs Lines:0 Symbols:0 Bytes:0 Tokens:0 Binary:false Error:no files matched: *.rs} {Path:a.py Lines:2 Symbols:1 Bytes:18 Tokens:5 Binary:false Error:}]} " +
 		"{Dir:d StatsTotals:{Files:2 Lines:3 Symbols:0 Bytes:16 Tokens:4} Entries:[{Path:d/b.txt Lines:3 Symbols:0 Bytes:14 Tokens:4 Binary:false Error:} {Path:d/c.bin Lines:0 Symbols:0 Bytes:2 Tokens:0 Binary:true Error:}]}]"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)

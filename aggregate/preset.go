@@ -36,9 +36,14 @@ type Preset struct {
 }
 
 // Apply returns o with the preset's files (and screenshots, when the
-// preset sets them).
+// preset sets them). A preset's file that does not exist is left out
+// (FileItem.Optional): a preset is a file set for several projects or
+// branches, and [CheckFiles] says what it names that a project lacks.
 func (p Preset) Apply(o Options) Options {
 	o.Files = append([]FileItem(nil), p.Files...)
+	for i := range o.Files {
+		o.Files[i].Optional = true
+	}
 	if p.ScreenshotsSet {
 		o.Screenshots = append([]string(nil), p.Screenshots...)
 	}

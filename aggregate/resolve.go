@@ -35,6 +35,7 @@ type target struct {
 	label    string
 	explicit bool   // named directly, not through a glob or a walk
 	err      string // entry error: "file not found: ..." etc.
+	missing  bool   // a path, not a glob, that does not exist
 }
 
 // resolver expands entries below a base directory.
@@ -57,6 +58,9 @@ type resolver struct {
 	only    map[string]bool // when set, keep only these files (see [Changes])
 	// resolved holds the host paths that the entries resolved to
 	resolved map[string]int
+	// strict makes a path that does not exist an error of the run
+	// ([MissingError]) rather than an error item (screenshots)
+	strict bool
 }
 
 // newResolver returns the resolver of o's entries below base, with the
@@ -176,6 +180,7 @@ func (r *resolver) abs(p string) string {
 // an explicit entry's settings win over a glob's or a walk's.
 func (r *resolver) resolveAll(ctx context.Context, entries []FileItem) ([]target, error) {
 	var out []target
+	var missing []target
 	seen := map[string]int{}
 	for _, e := range entries {
 		ts, err := r.resolve(ctx, e)
@@ -183,6 +188,12 @@ func (r *resolver) resolveAll(ctx context.Context, entries []FileItem) ([]target
 			return nil, err
 		}
 		for _, t := range ts {
+			if t.missing && r.strict {
+				if !t.file.Optional {
+					missing = append(missing, t)
+				}
+				continue
+			}
 			if t.abs == "" {
 				out = append(out, t)
 				continue
@@ -200,6 +211,9 @@ func (r *resolver) resolveAll(ctx context.Context, entries []FileItem) ([]target
 			seen[key] = len(out)
 			out = append(out, t)
 		}
+	}
+	if len(missing) > 0 {
+		return nil, newMissingError(missing)
 	}
 	r.resolved = map[string]int{}
 	for _, t := range out {
@@ -261,9 +275,18 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)+" is the history file of [discussion], sent as the Discussion History"), nil
 	}
 	st, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		if _, lerr := os.Lstat(abs); lerr == nil {
+			// a link whose target is gone: the path is there (no typo),
+			// and reading it says what is wrong, as for any file
+			return r.targets(e, []string{abs}, true), nil
+		}
+	}
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
-		return errT(label, "file not found: "+mdtext.Escape(label)), nil
+		ts := errT(label, "file not found: "+mdtext.Escape(label))
+		ts[0].missing = true
+		return ts, nil
 	case err != nil:
 		return errT(label, "cannot read "+mdtext.Escape(label)+": "+fileio.Cause(err).Error()), nil
 	case st.IsDir():
@@ -285,6 +308,44 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		return r.targets(e, files, false), nil
 	}
 	return r.targets(e, []string{abs}, true), nil
+}
+
+// MissingError is the error of a run whose files name a path (not a glob)
+// that does not exist: ctx aggregate missing.py, or a [files] entry. A
+// misspelled path is bad input, never an "ERROR:" line in the document in
+// place of the file; a glob that matches nothing stays an error item (a
+// warning of the command). Nothing is written.
+type MissingError struct {
+	// Entries are the paths as written, in order; At says where each
+	// was written (FileItem.At, "" for an argument).
+	Entries []string
+	At      []string
+}
+
+func newMissingError(ts []target) *MissingError {
+	e := &MissingError{}
+	for _, t := range ts {
+		e.Entries = append(e.Entries, t.file.Path)
+		e.At = append(e.At, t.file.At)
+	}
+	return e
+}
+
+// Error names the first path, where it was written, and the others:
+// "ctx.toml:4: files.paths[0]: missing.py: no such file (nor b.py, c.py)".
+func (e *MissingError) Error() string {
+	msg := mdtext.Escape(e.Entries[0]) + ": no such file"
+	if e.At[0] != "" {
+		msg = e.At[0] + ": " + msg
+	}
+	if len(e.Entries) > 1 {
+		others := make([]string, len(e.Entries)-1)
+		for i, p := range e.Entries[1:] {
+			others[i] = mdtext.Escape(p)
+		}
+		msg += " (nor " + shownList(others, BinaryShown) + ")"
+	}
+	return msg
 }
 
 // exists reports whether entry names an existing file or directory as it

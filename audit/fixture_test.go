@@ -31,8 +31,9 @@ const (
 // AGENTS.md cut by a project budget (and over the per-source threshold),
 // CLAUDE.md as a link to it, a shared file, a native file of the agent, extra
 // sources declared in ctx.toml (one missing, one for another agent), and
-// aggregated files with a token budget, a missing file and an orphaned
-// slice. Its paths are those of fixtureHome and fixtureProject.
+// aggregated files with a token budget, a link to a file that is gone
+// (a file error; a path that does not exist at all stops the build) and an
+// orphaned slice. Its paths are those of fixtureHome and fixtureProject.
 func realistic(t *testing.T) *manifest.Manifest {
 	t.Helper()
 	root, err := filepath.EvalSymlinks(t.TempDir())
@@ -62,6 +63,9 @@ func realistic(t *testing.T) *manifest.Manifest {
 		"README.md":                                                "# Shop\n\nThe shop service.\n",
 	})
 	if err := os.Symlink("AGENTS.md", filepath.Join(project, "CLAUDE.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("refunds.go", filepath.Join(project, "internal/api/missing_handler_for_refunds.go")); err != nil {
 		t.Fatal(err)
 	}
 	p := func(s string) *string { return &s }

@@ -38,10 +38,15 @@ func (e FileEntry) FileItem() aggregate.FileItem {
 	return f
 }
 
-func fileItems(es []FileEntry) []aggregate.FileItem {
+// fileItems converts es, each naming where it was written in file (none
+// when file is "").
+func fileItems(file string, es []FileEntry) []aggregate.FileItem {
 	out := make([]aggregate.FileItem, len(es))
 	for i, e := range es {
 		out[i] = e.FileItem()
+		if file != "" && e.Field != "" {
+			out[i].At = at(file, e.Line, e.Field)
+		}
 	}
 	return out
 }
@@ -69,7 +74,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		if f.BaseDir != nil {
 			o.BaseDir = discover.Join(dir, home, *f.BaseDir)
 		}
-		o.Files = fileItems(f.Paths)
+		o.Files = fileItems(c.File, f.Paths)
 		if f.Strategy != nil {
 			o.Strategy = *f.Strategy
 		}
@@ -163,7 +168,7 @@ func (c *Config) Presets(userConfigDir string) (map[string]aggregate.Preset, err
 func (p Preset) preset(scope aggregate.PresetScope) aggregate.Preset {
 	return aggregate.Preset{
 		Name: p.Name, Description: p.Description, Scope: scope,
-		Files:       fileItems(p.Files),
+		Files:       fileItems("", p.Files), // a preset's missing files are left out: no At
 		Screenshots: append([]string(nil), p.Screenshots...), ScreenshotsSet: p.ScreenshotsSet,
 		Line: p.Line,
 	}

@@ -234,6 +234,17 @@ func (d *doc) Line(path string) int {
 }
 
 // Errorf returns an *Error for field path.
+// at names the key at path for messages: "ctx.toml:9: files.max_tokens".
+func (d *doc) at(path string) string { return at(d.File, d.Line(path), path) }
+
+// at is "file:line: field" ("file: field" without a line).
+func at(file string, line int, field string) string {
+	if line > 0 {
+		return fmt.Sprintf("%s:%d: %s", file, line, field)
+	}
+	return file + ": " + field
+}
+
 func (d *doc) Errorf(path, format string, args ...any) *Error {
 	return &Error{File: d.File, Line: d.Line(path), Field: path, Msg: fmt.Sprintf(format, args...)}
 }

@@ -55,7 +55,7 @@ func TestFileRows(t *testing.T) {
 	pinned := aggregate.Slice{StartLine: 1, EndLine: 1, Tag: "gone", ContentHash: strings.Repeat("0", 64)}
 	res, err := aggregate.Run(context.Background(), aggregate.Options{
 		BaseDir: dir,
-		Files: []aggregate.FileItem{{Path: "a.py"}, {Path: "bin.dat"}, {Path: "missing.py"},
+		Files: []aggregate.FileItem{{Path: "a.py"}, {Path: "bin.dat"}, {Path: "missing/*.py"},
 			{Path: "skip.txt", NoAutoAggregate: true},
 			{Path: "lib/u.py", ViewMode: aggregate.ViewCustom, CustomSlices: []aggregate.Slice{pinned, {StartLine: 2, EndLine: 2}}}},
 		ScreenshotBaseDir: filepath.Join(dir, "shots"), Screenshots: []string{"*.png", "none/*.png"},
@@ -80,9 +80,9 @@ func TestFileRows(t *testing.T) {
 		b.SourceChars != nil || b.SourceLines != nil || b.SourceTokens != nil {
 		t.Errorf("bin.dat: %+v", b)
 	}
-	if m := byPath["missing.py"]; m.Status != "error" || m.Error != "file not found: missing.py" || m.SourceBytes != nil ||
+	if m := byPath["missing/*.py"]; m.Status != "error" || m.Error != "no files matched: missing/*.py" || m.SourceBytes != nil ||
 		m.SourceHash != nil || m.SourceTokens != nil || m.EmittedBytes == 0 {
-		t.Errorf("missing.py: %+v", m)
+		t.Errorf("missing/*.py: %+v", m)
 	}
 	if s := byPath["skip.txt"]; s.Status != "excluded" || s.SourceBytes == nil || s.EmittedBytes != 0 || s.EmittedHash != measure.Hash(nil) {
 		t.Errorf("skip.txt: %+v", s)

@@ -225,6 +225,11 @@ func budgets(t *testing.T) fixture {
 		"config/deploy.env":  "AWS_KEY=" + "AKIA" + "JPJOMKEFOIUC5LGT" + "\n",
 		"notes/changelog.md": strings.Repeat("- changed something\n", 200),
 	})
+	// a file error: a link to a file that is gone (a path that does not
+	// exist at all stops the build)
+	if err := os.Symlink("gone.go", filepath.Join(project, "internal/missing.go")); err != nil {
+		t.Fatal(err)
+	}
 	o := manifest.Options{
 		Discover: discover.Options{
 			Agent: "codex", ProjectDir: project, Home: home, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" },

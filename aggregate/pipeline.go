@@ -103,15 +103,15 @@ func run(ctx context.Context, opts Options, w io.Writer, keep bool) (res *Result
 		outs = append(outs, w)
 	}
 	if o.OutputDir != "" {
-		f, ferr := createNumbered(ctx, o.OutputDir, o.Namespace)
-		if ferr != nil {
-			return nil, ferr
-		}
-		defer f.Close() // removes the temporary file unless it was claimed
+		// the output directory and the temporary file are made with the
+		// first byte written: a run that fails before (a budget too small,
+		// say) leaves nothing
+		f := &lazyNumbered{ctx: ctx, dir: o.OutputDir, namespace: o.Namespace}
+		defer f.close() // removes the temporary file unless it was claimed
 		outs = append(outs, f)
 		defer func() {
 			if err == nil {
-				if res.OutputPath, err = claimNumbered(ctx, f, o.OutputDir, o.Namespace); err != nil {
+				if res.OutputPath, err = f.claim(o.Keep); err != nil {
 					res = nil
 				}
 			}

@@ -100,8 +100,18 @@ type Options struct {
 	// last section, "## Discussion History".
 	History string
 	// OutputDir, when set, makes Run write {OutputDir}/{Namespace}_{NNN}.md.
+	// An output directory that the run makes (or that holds nothing but
+	// numbered outputs) gets a .gitignore of "*" ([OutputIgnore]), so that
+	// git and other packers leave the outputs alone.
 	OutputDir string
 	Namespace string
+	// Keep, when more than 0, is how many numbered outputs of Namespace
+	// the output directory keeps: after a run writes its file, the older
+	// ones past the newest Keep are removed (only regular files named
+	// {Namespace}_{N}.md, never another file). 0 keeps them all;
+	// config.AggregateOptions sets [DefaultKeep] unless [output] keep says
+	// otherwise.
+	Keep int
 	// Concurrency bounds the parallel file workers; 0 is GOMAXPROCS.
 	Concurrency int
 	// MaxFileBytes caps one file's size; 0 is DefaultMaxFileBytes.
@@ -673,13 +683,13 @@ func OutputName(namespace string, n int) string {
 const maxClaims = 10000
 
 // WriteNumbered writes data to the next free {namespace}_{NNN}.md in dir,
-// creating dir. The file is created exclusively from a fully written
+// creating dir (with a .gitignore, [OutputIgnore], as a run does). The file is created exclusively from a fully written
 // temporary file, so concurrent writers never share a number and readers
 // never see a partial file; a taken number is skipped. When ctx is done
 // before the file is in place, it returns the context's error and leaves
 // nothing behind.
 func WriteNumbered(ctx context.Context, dir, namespace string, data []byte) (string, error) {
-	w, err := createNumbered(ctx, dir, namespace)
+	w, created, err := createNumbered(ctx, dir, namespace)
 	if err != nil {
 		return "", err
 	}
@@ -687,26 +697,32 @@ func WriteNumbered(ctx context.Context, dir, namespace string, data []byte) (str
 	if _, err := w.Write(data); err != nil {
 		return "", writeFailed(ctx, err)
 	}
-	return claimNumbered(ctx, w, dir, namespace)
+	p, err := claimNumbered(ctx, w, dir, namespace)
+	if err != nil {
+		return "", err
+	}
+	return p, ignoreOutputDir(ctx, dir, namespace, created, p)
 }
 
 // createNumbered starts the temporary file of a numbered output in dir,
-// which it creates.
-func createNumbered(ctx context.Context, dir, namespace string) (*atomicfile.Writer, error) {
+// which it creates (created: it did not exist).
+func createNumbered(ctx context.Context, dir, namespace string) (w *atomicfile.Writer, created bool, err error) {
 	if err := checkNamespace(namespace); err != nil {
-		return nil, err
+		return nil, false, err
 	}
+	_, serr := os.Stat(dir)
+	created = errors.Is(serr, fs.ErrNotExist)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, fmt.Errorf("failed to create output directory: %w", err)
+		return nil, false, fmt.Errorf("failed to create output directory: %w", err)
 	}
-	w, err := atomicfile.CreateTemp(ctx, dir, namespace+".md", 0o644)
+	w, err = atomicfile.CreateTemp(ctx, dir, namespace+".md", 0o644)
 	if err != nil {
 		if cerr := ctx.Err(); cerr != nil {
-			return nil, cerr
+			return nil, false, cerr
 		}
-		return nil, fmt.Errorf("failed to write output: %w", err)
+		return nil, false, fmt.Errorf("failed to write output: %w", err)
 	}
-	return w, nil
+	return w, created, nil
 }
 
 // writeFailed is the error of a failed write: the context's when it is

@@ -56,7 +56,7 @@ func fileItems(file string, es []FileEntry) []aggregate.FileItem {
 // dir (the project directory) and a leading ~ against home, as every path
 // in ctx.toml does. Keys the file does not set keep their defaults:
 // base_dir the project directory, output_dir ".ctx/out", namespace "ctx",
-// strategy auto, no token limits, no redaction unless [secrets] redact is
+// keep aggregate.DefaultKeep numbered outputs, strategy auto, no token limits, no redaction unless [secrets] redact is
 // true (then with the allowlist). The [discussion] history file and
 // attachments directory are never aggregated (HistoryFile,
 // AttachmentsDir). The estimator is the file's (nil, the
@@ -66,6 +66,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		BaseDir:   dir,
 		OutputDir: discover.Join(dir, home, aggregate.DefaultOutputDir),
 		Namespace: aggregate.DefaultNamespace,
+		Keep:      aggregate.DefaultKeep,
 		Strategy:  aggregate.StrategyAuto,
 		Estimator: c.Estimator,
 	}
@@ -104,6 +105,9 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		}
 		if out.Namespace != nil {
 			o.Namespace = *out.Namespace
+		}
+		if out.Keep != nil {
+			o.Keep = *out.Keep
 		}
 	}
 	// kept when a caller clears OutputDir (--stdout): earlier outputs must

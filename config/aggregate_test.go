@@ -69,11 +69,15 @@ max_file_tokens = 500
 paths = "s.png"
 [output]
 namespace = "proj"
+keep = 3
 `))
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := cfg.AggregateOptions("/p", "/home/u")
+	if o.Keep != 3 {
+		t.Errorf("keep %d", o.Keep)
+	}
 	if o.BaseDir != "/p/src" || o.ScreenshotBaseDir != "/p/src" || o.OutputDir != "/p/.ctx/out" || o.Namespace != "proj" ||
 		o.Strategy != aggregate.StrategyFull || !o.SummaryOnly || len(o.Files) != 2 || !o.Files[1].NoAutoAggregate ||
 		o.Files[1].CustomSlices[0].AnchorLines.Before[0] != "x" || o.Screenshots[0] != "s.png" ||
@@ -81,7 +85,8 @@ namespace = "proj"
 		t.Errorf("options: %+v", o)
 	}
 	o = (&Config{}).AggregateOptions("/p", "/home/u")
-	if o.BaseDir != "/p" || o.Namespace != aggregate.DefaultNamespace || o.Files != nil || o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() {
+	if o.BaseDir != "/p" || o.Namespace != aggregate.DefaultNamespace || o.Files != nil || o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() ||
+		o.Keep != aggregate.DefaultKeep {
 		t.Errorf("defaults: %+v", o)
 	}
 	// the output directory is skipped also when a caller clears OutputDir
@@ -98,5 +103,13 @@ namespace = "proj"
 	}
 	if o := c.AggregateOptions("/p", "/home/u"); o.HistoryFile != "/p/chat/h.json" || o.AttachmentsDir != "/p/chat/files" {
 		t.Errorf("[discussion]: %q %q", o.HistoryFile, o.AttachmentsDir)
+	}
+	// keep = 0 keeps every output
+	c, err = Decode("ctx.toml", []byte("[output]\nkeep = 0\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := c.AggregateOptions("/p", "/home/u"); o.Keep != 0 {
+		t.Errorf("keep = 0: %d", o.Keep)
 	}
 }

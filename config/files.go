@@ -104,6 +104,9 @@ type Output struct {
 	Line      int
 	OutputDir *string
 	Namespace *string
+	// Keep is keep: how many numbered outputs the output directory keeps
+	// (0: all of them); nil when absent (aggregate.DefaultKeep).
+	Keep *int
 }
 
 // Preset is a [presets.NAME] table: a named, reusable file set.
@@ -164,7 +167,7 @@ func decodeAggregate(t table, c *Config) error {
 	if ot, ok, err := t.Sub("output"); err != nil {
 		return err
 	} else if ok {
-		if err := ot.CheckKeys("output_dir", "namespace"); err != nil {
+		if err := ot.CheckKeys("output_dir", "namespace", "keep"); err != nil {
 			return err
 		}
 		o := &Output{Line: ot.doc.Line(ot.Path)}
@@ -178,6 +181,14 @@ func decodeAggregate(t table, c *Config) error {
 				return ot.Errorf("namespace", "must be a non-empty name without slashes, not %q", ns)
 			}
 			o.Namespace = &ns
+		}
+		if v, ok := ot.M["keep"]; ok {
+			n, _, err := ot.Int("keep")
+			if err != nil || n < 0 || n > 1<<31-1 {
+				return ot.Errorf("keep", "must be how many numbered outputs to keep (0 keeps them all), not %s", describeValue(v))
+			}
+			k := int(n)
+			o.Keep = &k
 		}
 		a.Output = o
 	}

@@ -41,7 +41,9 @@ type ProfileFile struct {
 	// when the agent loads it (applyTo, globs, agent-requested, manual).
 	Condition string `json:"condition,omitempty"`
 	// LoadedBytes and LoadedTokens measure what the agent keeps of the
-	// file; CutBytes what it drops by its own limits.
+	// file (the text it sends: Claude Code leaves out frontmatter and HTML
+	// comments, Codex cuts); CutBytes what it drops, by its own limits or
+	// its own rules.
 	LoadedBytes  int `json:"loaded_bytes"`
 	LoadedTokens int `json:"loaded_tokens"`
 	CutBytes     int `json:"cut_bytes"`
@@ -173,8 +175,8 @@ func profileRecord(chain *profile.Chain, rows []row, est measure.Estimator) *Pro
 		if f.ImportedBy != "" {
 			pf.ImportedBy = idOf(f.ImportedBy)
 		}
-		if b := raw[id]; f.Loaded <= len(b) {
-			pf.LoadedTokens = measure.Measure(b[:f.Loaded], est).Tokens
+		if b := raw[id]; f.Loaded+f.Stripped <= len(b) {
+			pf.LoadedTokens = measure.Measure(chain.Kept(f, b), est).Tokens
 		}
 		rec.Files = append(rec.Files, pf)
 	}

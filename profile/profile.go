@@ -189,9 +189,13 @@ type File struct {
 	// agent-requested or manual rule, Claude's paths).
 	Condition string
 	// Size is the file's size in bytes; Loaded is how many of them the
-	// agent keeps (less than Size when the agent cuts the file).
-	Size   int
-	Loaded int
+	// agent keeps: less than Size when the agent cuts the file (Codex's
+	// project_doc_max_bytes: [File.Cut]), or leaves part of it out of the
+	// text it sends (Claude Code's frontmatter and HTML comments, Stripped
+	// bytes). [Chain.Kept] returns the text the agent keeps.
+	Size     int
+	Loaded   int
+	Stripped int
 	// Blank is true for a file of white space only: the agent gains
 	// nothing from it (Codex skips it).
 	Blank bool
@@ -202,6 +206,9 @@ type File struct {
 	Unreadable string
 
 	rule string // the id of the rule that loads it
+	// replaced: the agent's cut falls within a character, which it sends
+	// as U+FFFD after the Loaded bytes (Codex)
+	replaced bool
 }
 
 // Issue is a problem found while loading.
@@ -397,8 +404,13 @@ func (l *loader) add(f File) bool {
 		l.chain.Files = append(l.chain.Files, f)
 		return false
 	}
-	f.Size, f.Loaded = len(b), len(b)
-	f.Blank = strings.TrimSpace(string(b)) == ""
+	kept := AgentText(l.name, b)
+	f.Size, f.Loaded, f.Stripped = len(b), len(kept), len(b)-len(kept)
+	f.Blank = strings.TrimSpace(string(kept)) == ""
+	if l.name == Claude {
+		// Claude Code trims as JavaScript does, a BOM too
+		f.Blank = strings.TrimFunc(string(kept), jsTrimmed) == ""
+	}
 	l.chain.Files = append(l.chain.Files, f)
 	return true
 }

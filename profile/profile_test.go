@@ -216,7 +216,7 @@ func TestClaude(t *testing.T) {
 	check(t, "files", files, []string{
 		"managed/CLAUDE.md 7/7",
 		"home/.claude/CLAUDE.md 12/12",
-		"home/.claude/rules/style.md 37/37 [paths: **/*.go]",
+		"home/.claude/rules/style.md 10/37 [paths: **/*.go]", // Claude Code sends a rule without its frontmatter
 		"a/CLAUDE.md 108/108",
 		"a/b/.claude/CLAUDE.md 40001/40001",
 		"a/b/.claude/rules/testing.md 12/12",
@@ -241,7 +241,7 @@ func TestClaude(t *testing.T) {
 	check(t, "files, external imports approved", files, []string{
 		"managed/CLAUDE.md 7/7",
 		"home/.claude/CLAUDE.md 12/12",
-		"home/.claude/rules/style.md 37/37 [paths: **/*.go]",
+		"home/.claude/rules/style.md 10/37 [paths: **/*.go]",
 		"a/CLAUDE.md 108/108",
 		"a/docs/x.md 61/61 <- a/CLAUDE.md @docs/x.md",
 		"a/docs/i1.md 7/7 <- a/docs/x.md @i1.md",

@@ -385,12 +385,21 @@ func globFS(fsys fs.FS, pattern string) ([]string, error) {
 var claudeRef = regexp.MustCompile(`(?:^|\s)@((?:[^\s\\]|\\ )+)`)
 
 // claudeImports returns the import references of a Claude Code memory
-// file, in order, outside code: the Markdown is read as CommonMark, and
-// fenced and indented code blocks and code spans (also one that runs over
-// a line break) are not searched.
+// file, in order, outside code and HTML: the Markdown is read as
+// CommonMark, and fenced and indented code blocks, code spans (also one
+// that runs over a line break), HTML blocks, inline HTML and HTML comments
+// are not searched, nor is the frontmatter (held against Claude Code
+// 2.1.328, which reads the references from the text of its Markdown
+// lexer: an import in a comment is not followed).
 func claudeImports(b []byte) []string {
 	var out []string
-	for _, line := range strings.Split(string(withoutCode(b)), "\n") {
+	body := b
+	if t := bytes.TrimPrefix(b, []byte("\uFEFF")); bytes.Contains(t[min(3, len(t)):], []byte("---")) {
+		if m := claudeFrontmatter.FindIndex(t); m != nil {
+			body = t[m[1]:]
+		}
+	}
+	for _, line := range strings.Split(string(withoutCodeOrHTML(body)), "\n") {
 		for _, m := range claudeRef.FindAllStringSubmatch(line, -1) {
 			ref := strings.ReplaceAll(m[1], `\ `, " ")
 			if i := strings.IndexByte(ref, '#'); i > 0 {
@@ -579,9 +588,20 @@ func startsPath(c byte) bool {
 // unclosed "[x](" on a line, lists nested hundreds deep): a hostile memory
 // file would hang an unattended check. A file outside parserBounds is read
 // by withoutCodeLinear instead, which knows fenced code and code spans.
-func withoutCode(b []byte) []byte {
+func withoutCode(b []byte) []byte { return blankMarkdown(b, false) }
+
+// withoutCodeOrHTML is withoutCode, with the HTML blanked too: HTML blocks
+// (of a block that starts with a comment, the comments only), inline HTML,
+// and the HTML comments of a file read without the parser.
+func withoutCodeOrHTML(b []byte) []byte { return blankMarkdown(b, true) }
+
+func blankMarkdown(b []byte, html bool) []byte {
 	if !withinParserBounds(b) {
-		return withoutCodeLinear(b)
+		out := withoutCodeLinear(b)
+		if html {
+			blankComments(out)
+		}
+		return out
 	}
 	out := append([]byte(nil), b...)
 	blank := func(seg text.Segment) {
@@ -597,6 +617,34 @@ func withoutCode(b []byte) []byte {
 			return ast.WalkContinue, nil
 		}
 		switch n := n.(type) {
+		case *ast.HTMLBlock:
+			if !html {
+				return ast.WalkSkipChildren, nil
+			}
+			if n.HTMLBlockType == ast.HTMLBlockType2 && n.Lines().Len() > 0 {
+				// Claude Code reads what its comments leave of the block
+				// (nothing after a comment left open)
+				start, end := n.Lines().At(0).Start, n.Lines().At(n.Lines().Len()-1).Stop
+				if n.HasClosure() {
+					end = max(end, n.ClosureLine.Stop)
+				}
+				blankComments(out[start:min(end, len(out))])
+				return ast.WalkSkipChildren, nil
+			}
+			for i := 0; i < n.Lines().Len(); i++ {
+				blank(n.Lines().At(i))
+			}
+			if n.HasClosure() {
+				blank(n.ClosureLine)
+			}
+			return ast.WalkSkipChildren, nil
+		case *ast.RawHTML:
+			if html {
+				for i := 0; i < n.Segments.Len(); i++ {
+					blank(n.Segments.At(i))
+				}
+			}
+			return ast.WalkSkipChildren, nil
 		case *ast.FencedCodeBlock:
 			if n.Info != nil {
 				blank(n.Info.Segment)
@@ -784,6 +832,24 @@ func blankSpans(lines [][]byte) {
 	}
 }
 
+// blankComments blanks the HTML comments of b, in place; an unclosed
+// one runs to the end of b.
+func blankComments(b []byte) {
+	for at := 0; at < len(b); {
+		i := bytes.Index(b[at:], []byte("<!--"))
+		if i < 0 {
+			return
+		}
+		start := at + i
+		end := len(b)
+		if j := bytes.Index(b[start+4:], []byte("-->")); j >= 0 {
+			end = start + 4 + j + 3
+		}
+		blankBytes(b[start:end])
+		at = end
+	}
+}
+
 // blankBytes turns b into spaces, line breaks kept.
 func blankBytes(b []byte) {
 	for i, c := range b {
@@ -917,7 +983,9 @@ func (l *loader) limits() error {
 				// is blank is discarded without using the budget
 				f.Loaded = 0
 			default:
-				f.Loaded = int(take)
+				// Codex reads the bytes it takes as UTF-8, lossily: a cut
+				// within a character sends U+FFFD in its place
+				f.Loaded, f.replaced = runeCut(b, int(take))
 				remaining -= take
 			}
 			if lost := f.Size - f.Loaded; lost > 0 {

@@ -40,6 +40,7 @@ import (
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/observe"
+	"github.com/ctxaudit/ctx/profile"
 	"github.com/ctxaudit/ctx/render"
 )
 
@@ -745,7 +746,7 @@ func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int, r
 			text = v.m.Fragments[i].Text
 			sent++
 		case ok && n > 0 && read != nil && s.Path != "":
-			t, why := nativeText(s, f, read)
+			t, why := nativeText(s, f, read, v.m.Profile)
 			if why != "" {
 				unread = append(unread, v.id(s.ID)+" ("+why+")")
 				continue
@@ -814,7 +815,7 @@ func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int, r
 // nativeText is what the agent keeps of the native source s (f is its
 // profile row, if any), read with read; why says why there is none: the
 // file cannot be read, or changed since the manifest was made.
-func nativeText(s *manifest.Source, f *manifest.ProfileFile, read func(string) ([]byte, error)) (text, why string) {
+func nativeText(s *manifest.Source, f *manifest.ProfileFile, read func(string) ([]byte, error), prof *manifest.Profile) (text, why string) {
 	if s.SourceHash == nil {
 		return "", "no hash recorded"
 	}
@@ -824,6 +825,11 @@ func nativeText(s *manifest.Source, f *manifest.ProfileFile, read func(string) (
 		return "", "unreadable"
 	case measure.Hash(data) != *s.SourceHash:
 		return "", "changed since the manifest"
+	}
+	if prof != nil {
+		// what the agent leaves out of the file (Claude Code's HTML
+		// comments), then its cut
+		data = profile.AgentText(profile.Name(prof.Name), data)
 	}
 	if f != nil && f.LoadedBytes >= 0 && f.LoadedBytes < len(data) {
 		data = data[:f.LoadedBytes]

@@ -1,6 +1,7 @@
 package observe
 
 import (
+	"fmt"
 	"net/url"
 	"regexp"
 	"sort"
@@ -95,13 +96,32 @@ type attributor struct {
 	agent  Agent
 	files  *Files
 	pieces []piece
+	w      *work
 }
 
+// The budget of one attribution, in steps (the bytes its searches and
+// comparisons look at): far above what a request of the agents takes,
+// which grows with the body and the files looked for, and far below what
+// a text crafted to make a search slow would take.
+const (
+	budgetPerByte      = 64
+	budgetPerCandidate = 8
+	budgetBase         = 1 << 20
+)
+
 // Attribute cuts a request body, sent by agent to path, into segments that
-// add up to its bytes, and finds the instruction files of files in it.
-// model and stream are read from the body; notes say what could not be
-// attributed.
+// add up to its bytes, and finds the instruction files of files in it:
+// only where the agent puts its context (see the formats below); a file
+// the prompt or the conversation quotes stays theirs, with a note. model
+// and stream are read from the body; notes say what could not be
+// attributed. The work is bounded by a budget proportional to the body:
+// past it, the request is one framing segment, with a note.
 func Attribute(agent Agent, path string, body []byte, files *Files, est measure.Estimator) (segs []Segment, model string, stream bool, notes []string) {
+	return attribute(agent, path, body, files, est, 0)
+}
+
+// attribute is Attribute with a budget of budget steps (0: the default).
+func attribute(agent Agent, path string, body []byte, files *Files, est measure.Estimator, budget int) (segs []Segment, model string, stream bool, notes []string) {
 	if est == nil {
 		est = measure.Default()
 	}
@@ -110,7 +130,10 @@ func Attribute(agent Agent, path string, body []byte, files *Files, est measure.
 		notes = append(notes, "the body is "+err.Error()+": one segment")
 		return []Segment{measureSegment(Segment{Kind: KindFraming}, string(body), len(body), est)}, "", false, notes
 	}
-	a := &attributor{body: body, agent: agent, files: files}
+	if budget <= 0 {
+		budget = len(body)*(budgetPerByte+budgetPerCandidate*len(files.Candidates())) + budgetBase
+	}
+	a := &attributor{body: body, agent: agent, files: files, w: &work{budget: budget}}
 	model, _ = root.get("model").str(body)
 	if sv := root.get("stream"); sv != nil {
 		stream = string(body[sv.start:sv.end]) == "true"
@@ -140,18 +163,39 @@ func Attribute(agent Agent, path string, body []byte, files *Files, est measure.
 	default:
 		a.strings(root, KindConversation)
 	}
-	return a.segments(est), model, stream, notes
+	if a.w.over() {
+		notes = append(notes, fmt.Sprintf("the search for files stopped at its budget (%d steps for a body of %d bytes): one segment", a.w.budget, len(body)))
+		return []Segment{measureSegment(Segment{Kind: KindFraming}, string(body), len(body), est)}, model, stream, notes
+	}
+	return a.segments(est), model, stream, append(notes, a.w.notes...)
 }
 
-// text adds the pieces of a string value whose text is of kind base:
-// instruction and memory files found in it, the spans that classify
-// returns (decoded offsets), and base for the rest.
-func (a *attributor) text(v *value, base Kind, name string, classify func(string) []span) {
+// context adds the pieces of a string value where the agent puts its
+// context, whose text is of kind base: the instruction and memory files
+// found in it, the spans that classify returns (decoded offsets), and base
+// for the rest.
+func (a *attributor) context(v *value, base Kind, name string, classify func(string) []span) {
+	a.text(v, base, name, classify, true)
+}
+
+// other adds a string value where the agent does not put its context
+// (the prompt, the conversation, a tool result): all of it is base, and a
+// file it quotes is noted.
+func (a *attributor) other(v *value, base Kind) { a.text(v, base, "", nil, false) }
+
+func (a *attributor) text(v *value, base Kind, name string, classify func(string) []span, search bool) {
 	s, ok := v.str(a.body)
 	if !ok {
 		return
 	}
-	spans := a.files.find(a.agent, s)
+	var spans []span
+	if search {
+		spans = a.files.find(a.agent, s, a.w)
+	} else if a.files != nil && len(s) >= minSearched {
+		for _, p := range a.files.quoted(s, a.w) {
+			a.w.note(fmt.Sprintf("the %s holds the text of %s: counted as %s, not as the file", kindLabels[base], p, kindLabels[base]))
+		}
+	}
 	if classify != nil {
 		spans = overlay(spans, classify(s))
 	}
@@ -198,15 +242,15 @@ func (a *attributor) add(p piece) {
 	}
 }
 
-// strings adds every string below v as text of kind base, and the rest of
-// v to the framing.
+// strings adds every string below v as text of kind base (not the
+// agent's context), and the rest of v to the framing.
 func (a *attributor) strings(v *value, base Kind) {
 	if v == nil {
 		return
 	}
 	switch v.kind {
 	case '"':
-		a.text(v, base, "", nil)
+		a.other(v, base)
 	case '{', '[':
 		for _, k := range v.kids {
 			a.strings(k, base)
@@ -237,14 +281,18 @@ func mcpServer(name string) (string, bool) {
 	return server, ok && server != ""
 }
 
-// Anthropic Messages (Claude Code).
+// Anthropic Messages (Claude Code). The context: the system prompt, the
+// text of a system turn, and every text block that is a
+// <system-reminder> (Claude Code's memory files, at the start and when it
+// loads one later). The prompt, the other turns and the tool results are
+// not.
 func (a *attributor) anthropic(root *value) {
 	if sys := root.get("system"); sys != nil {
 		if sys.kind == '"' {
-			a.text(sys, KindSystemPrompt, "", nil)
+			a.context(sys, KindSystemPrompt, "", nil)
 		}
 		for _, b := range sys.items() {
-			a.text(b.get("text"), KindSystemPrompt, "", nil)
+			a.context(b.get("text"), KindSystemPrompt, "", nil)
 		}
 	}
 	a.tools(root.get("tools").items(), func(t *value) string {
@@ -280,17 +328,17 @@ func (a *attributor) anthropic(root *value) {
 			s, _ := tv.str(a.body)
 			switch {
 			case role == "system":
-				a.text(tv, KindEnvironment, "", claudeSystem)
+				a.context(tv, KindEnvironment, "", claudeSystem)
 			case strings.HasPrefix(s, "<system-reminder>"):
 				kind := KindReminder
 				if strings.Contains(s, "# gitStatus") {
 					kind = KindEnvironment
 				}
-				a.text(tv, kind, "", nil)
+				a.context(tv, kind, "", nil)
 			case role == "user" && i == lastUser:
-				a.text(tv, KindPrompt, "", nil)
+				a.other(tv, KindPrompt)
 			default:
-				a.text(tv, KindConversation, "", nil)
+				a.other(tv, KindConversation)
 			}
 		}
 	}
@@ -310,9 +358,13 @@ func claudeSystem(s string) []span {
 	return []span{{start: i, end: end, kind: KindSkills}}
 }
 
-// OpenAI Responses (Codex).
+// OpenAI Responses (Codex). The context: the instructions, the developer
+// (and system) messages, and the user messages Codex writes itself (its
+// "# AGENTS.md instructions for DIR" block, <user_instructions>,
+// <environment_context>). The prompt, the other messages and the tool
+// calls and outputs are not.
 func (a *attributor) responses(root *value) {
-	a.text(root.get("instructions"), KindSystemPrompt, "", nil)
+	a.context(root.get("instructions"), KindSystemPrompt, "", nil)
 	a.tools(root.get("tools").items(), func(t *value) string {
 		if n, ok := t.get("name").str(a.body); ok {
 			return n
@@ -322,7 +374,7 @@ func (a *attributor) responses(root *value) {
 	})
 	input := root.get("input")
 	if input != nil && input.kind == '"' {
-		a.text(input, KindPrompt, "", nil)
+		a.other(input, KindPrompt)
 		return
 	}
 	items := input.items()
@@ -343,7 +395,11 @@ func (a *attributor) responses(root *value) {
 		blocks := content.items()
 		if content != nil && content.kind == '"' {
 			blocks = nil
-			a.text(content, roleKind(role, i == lastUser), "", nil)
+			if kind := roleKind(role, i == lastUser); kind == KindSystemPrompt {
+				a.context(content, kind, "", nil)
+			} else {
+				a.other(content, kind)
+			}
 		}
 		for _, b := range blocks {
 			tv := b.get("text")
@@ -356,23 +412,23 @@ func (a *attributor) responses(root *value) {
 			case role == "developer" || role == "system":
 				switch {
 				case strings.HasPrefix(s, "<skills_instructions>"):
-					a.text(tv, KindSkills, "", nil)
+					a.context(tv, KindSkills, "", nil)
 				case strings.HasPrefix(s, "<permissions instructions>"), strings.HasPrefix(s, "<environment_context>"):
-					a.text(tv, KindEnvironment, "", nil)
+					a.context(tv, KindEnvironment, "", nil)
 				case firstDeveloper:
-					a.text(tv, KindSystemPrompt, "", nil)
+					a.context(tv, KindSystemPrompt, "", nil)
 				default:
-					a.text(tv, KindReminder, "", nil)
+					a.context(tv, KindReminder, "", nil)
 				}
 				firstDeveloper = false
 			case strings.HasPrefix(s, "<environment_context>"):
-				a.text(tv, KindEnvironment, "", nil)
+				a.context(tv, KindEnvironment, "", nil)
 			case strings.HasPrefix(s, "# AGENTS.md instructions for"), strings.HasPrefix(s, "<user_instructions>"):
-				a.text(tv, KindReminder, "", nil)
+				a.context(tv, KindReminder, "", nil)
 			case i == lastUser:
-				a.text(tv, KindPrompt, "", nil)
+				a.other(tv, KindPrompt)
 			default:
-				a.text(tv, KindConversation, "", nil)
+				a.other(tv, KindConversation)
 			}
 		}
 	}
@@ -388,11 +444,15 @@ func roleKind(role string, last bool) Kind {
 	return KindConversation
 }
 
-// Gemini generateContent (Gemini CLI).
+// Gemini generateContent (Gemini CLI). The context: the system
+// instruction, a <session_context> part (where Gemini CLI puts its
+// context files), and the parts of the user contents before the first
+// answer of the model, except the prompt's. The prompt, the other turns
+// and the function calls and responses are not.
 func (a *attributor) gemini(root *value) {
 	if si := root.get("systemInstruction"); si != nil {
 		for _, p := range si.get("parts").items() {
-			a.text(p.get("text"), KindSystemPrompt, "", nil)
+			a.context(p.get("text"), KindSystemPrompt, "", nil)
 		}
 	}
 	for _, t := range root.get("tools").items() {
@@ -414,8 +474,12 @@ func (a *attributor) gemini(root *value) {
 			}
 		}
 	}
+	answered := false // the model answered: what follows is the conversation
 	for i, c := range contents {
 		role, _ := c.get("role").str(a.body)
+		if role == "model" {
+			answered = true
+		}
 		for _, p := range c.get("parts").items() {
 			tv := p.get("text")
 			s, ok := tv.str(a.body)
@@ -425,11 +489,13 @@ func (a *attributor) gemini(root *value) {
 			}
 			switch {
 			case strings.HasPrefix(s, "<session_context>"):
-				a.text(tv, KindEnvironment, "", nil)
+				a.context(tv, KindEnvironment, "", nil)
 			case role != "model" && i == lastUser:
-				a.text(tv, KindPrompt, "", nil)
+				a.other(tv, KindPrompt)
+			case role != "model" && !answered:
+				a.context(tv, KindConversation, "", nil)
 			default:
-				a.text(tv, KindConversation, "", nil)
+				a.other(tv, KindConversation)
 			}
 		}
 	}
@@ -446,7 +512,8 @@ func functionResponse(c *value, body []byte) bool {
 	return false
 }
 
-// OpenAI Chat Completions (other clients).
+// OpenAI Chat Completions (other clients). The context: the system and
+// developer messages.
 func (a *attributor) chat(root *value) {
 	a.tools(root.get("tools").items(), func(t *value) string {
 		n, _ := t.get("function").get("name").str(a.body)
@@ -462,14 +529,21 @@ func (a *attributor) chat(root *value) {
 	for i, m := range msgs {
 		role, _ := m.get("role").str(a.body)
 		kind := roleKind(role, i == lastUser)
+		add := func(v *value) {
+			if kind == KindSystemPrompt {
+				a.context(v, kind, "", nil)
+			} else {
+				a.other(v, kind)
+			}
+		}
 		content := m.get("content")
 		if content != nil && content.kind == '"' {
-			a.text(content, kind, "", nil)
+			add(content)
 			continue
 		}
 		for _, b := range content.items() {
 			if tv := b.get("text"); tv != nil {
-				a.text(tv, kind, "", nil)
+				add(tv)
 			} else {
 				a.strings(b, KindConversation)
 			}
@@ -589,11 +663,14 @@ func overlay(files, more []span) []span {
 
 // The headers with which the agents name a file they send.
 var (
-	// Claude Code: "Contents of PATH (DESCRIPTION):\n\n", the file to the
-	// next header or the end of the reminder
-	claudeHeader = regexp.MustCompile(`Contents of (/[^\n]*?) \(([^()\n]*)\):\n\n`)
+	// Claude Code: "Contents of PATH (DESCRIPTION):\n\n", or "Contents of
+	// PATH:\n\n" for a file it loads later in the session, the file to the
+	// next header or the end of the reminder; PATH is absolute: /..., or
+	// on Windows C:\... (C:/...) and \\server\share\...
+	claudeHeader = regexp.MustCompile(`Contents of ((?:/|[A-Za-z]:[\\/]|\\\\)[^\n]*?)(?: \(([^()\n]*)\))?:\n\n`)
 	// Gemini CLI: "--- Context from: PATH ---\n" ... "\n--- End of Context from: PATH ---"
 	geminiHeader = regexp.MustCompile(`--- Context from: ([^\n]+?) ---\n`)
+	geminiFooter = regexp.MustCompile(`\n--- End of Context from: ([^\n]+) ---`)
 	// Codex: "# AGENTS.md instructions for DIR\n\n<INSTRUCTIONS>\n" ... "\n</INSTRUCTIONS>"
 	codexHeader = regexp.MustCompile(`# AGENTS\.md instructions for ([^\n]+)\n\n<INSTRUCTIONS>\n`)
 )

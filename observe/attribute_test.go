@@ -626,7 +626,9 @@ func TestAttributeEscapes(t *testing.T) {
 
 // TestAttributeHeaderInAFile: a file whose text holds another agent's
 // header is the file's text, not another file: whether the other header's
-// block ends in the file or past it.
+// block ends in the file or past it. A request of Codex is not searched
+// for the headers of Claude Code and Gemini CLI at all: the file is found
+// by its bytes.
 func TestAttributeHeaderInAFile(t *testing.T) {
 	root := realTemp(t)
 	claude, other := filepath.Join(root, "CLAUDE.md"), filepath.Join(root, "OTHER.md")
@@ -642,10 +644,13 @@ func TestAttributeHeaderInAFile(t *testing.T) {
 			reminder := "<system-reminder>\nContents of " + claude + " (project instructions, checked into the codebase):\n\n" + tc.text +
 				"</system-reminder>" + tc.after
 			body := []byte(`{"messages":[{"role":"user","content":[{"type":"text","text":` + q(reminder) + `}]}]}`)
-			for _, agent := range []Agent{Claude, Gemini, ""} {
+			for _, agent := range []Agent{Claude, "", Codex} {
 				segs, _, _, _ := Attribute(agent, "/v1/messages", body, NewFiles(root, root, "", nil), nil)
 				checkSum(t, segs, body)
 				sent := strings.TrimRight(tc.text, "\n")
+				if agent == Codex { // by its bytes: its final line break with it
+					sent = tc.text
+				}
 				wantFile(t, segs, KindInstruction, claude, SentWhole, tc.text, sent, rawLen(q, sent))
 				for _, s := range segs {
 					if s.File != nil && s.File.Path == other {
@@ -825,7 +830,7 @@ func FuzzFind(f *testing.F) {
 	}
 	agents := []Agent{Claude, Codex, Gemini, ""}
 	f.Fuzz(func(t *testing.T, text string, which uint8) {
-		spans := files.find(agents[int(which)%len(agents)], text)
+		spans := files.find(agents[int(which)%len(agents)], text, &work{})
 		at := 0
 		for i, s := range spans {
 			if s.start < at || s.end < s.start || s.end > len(text) {

@@ -46,8 +46,9 @@ const (
 // Compare holds the chain ctx predicts against the files of req (the
 // record's turn): predicted and sent, predicted and not sent, sent and
 // not predicted, cut at another byte. A file is matched by its path with
-// links resolved. A conditional or blank file of the chain is not
-// expected at the start of a session; sent, it does not match.
+// links resolved, and has one row however often the request holds it (the
+// first tells what was sent). A conditional or blank file of the chain is
+// not expected at the start of a session; sent, it does not match.
 func Compare(chain *profile.Chain, req *Request) *Comparison {
 	c := &Comparison{Profile: string(chain.Profile), Checked: profile.CheckedAgainst(chain.Profile)}
 	if req != nil {
@@ -64,16 +65,24 @@ func Compare(chain *profile.Chain, req *Request) *Comparison {
 			if s.Kind != KindInstruction && s.Kind != KindMemory {
 				continue
 			}
+			key := "text:" + s.Name // a text of no file, by its name
+			if s.File != nil {
+				key = canonicalPath(s.File.Path)
+			}
+			if _, dup := byPath[key]; dup {
+				continue // one row per file
+			}
 			x := &sent{seg: s}
 			sends = append(sends, x)
-			if s.File != nil {
-				if _, dup := byPath[canonicalPath(s.File.Path)]; !dup {
-					byPath[canonicalPath(s.File.Path)] = x
-				}
-			}
+			byPath[key] = x
 		}
 	}
+	listed := map[string]bool{}
 	for _, f := range chain.Files {
+		if listed[canonicalPath(f.Path)] {
+			continue // one row per file
+		}
+		listed[canonicalPath(f.Path)] = true
 		m := FileMatch{Path: f.Path}
 		expected := true
 		switch {
@@ -85,7 +94,7 @@ func Compare(chain *profile.Chain, req *Request) *Comparison {
 			m.Predicted, expected = "conditional: "+f.Condition, false
 		case f.Loaded == 0:
 			m.Predicted, expected = "cut at 0", false
-		case f.Loaded < f.Size:
+		case f.Cut():
 			m.Predicted = fmt.Sprintf("cut at %d", f.Loaded)
 		default:
 			m.Predicted = "loaded"
@@ -104,8 +113,8 @@ func Compare(chain *profile.Chain, req *Request) *Comparison {
 				m.Outcome = OutcomeSentNotPredicted
 			case x.seg.File.Status == SentChanged || x.seg.File.Status == SentUnread:
 				m.Outcome = OutcomeChanged
-			case x.seg.File.Status == SentCut && x.seg.File.CutAt != nil && f.Loaded < f.Size && *x.seg.File.CutAt == f.Loaded,
-				x.seg.File.Status == SentWhole && f.Loaded == f.Size:
+			case x.seg.File.Status == SentCut && x.seg.File.CutAt != nil && f.Cut() && *x.seg.File.CutAt == f.Loaded,
+				x.seg.File.Status == SentWhole && !f.Cut():
 				m.Outcome = OutcomeMatch
 			default:
 				m.Outcome = OutcomeCutDiffers

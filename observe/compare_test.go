@@ -97,8 +97,19 @@ func TestCompare(t *testing.T) {
 			[]FileMatch{match("/p/MEMORY.md", "unreadable: a FIFO", "not sent", OutcomeMatch)}, false},
 		{"cut to nothing, not sent", []profile.File{cutFile("/p/AGENTS.md", 100, 0)}, nil,
 			[]FileMatch{match("/p/AGENTS.md", "cut at 0", "not sent", OutcomeMatch)}, false},
-		{"a file sent twice", []profile.File{loaded("/p/AGENTS.md", 50)}, []Segment{sentSeg("/p/AGENTS.md", SentWhole, 0), sentSeg("/p/AGENTS.md", SentWhole, 0)},
-			[]FileMatch{match("/p/AGENTS.md", "loaded", "whole", OutcomeMatch), match("/p/AGENTS.md", "not predicted", "whole", OutcomeSentNotPredicted)}, true},
+		// one row per file: a file the request holds twice (a tool read
+		// it again), or the chain lists twice
+		{"a file sent twice", []profile.File{loaded("/p/AGENTS.md", 50)}, []Segment{sentSeg("/p/AGENTS.md", SentWhole, 0), sentSeg("/p/AGENTS.md", SentChanged, 0)},
+			[]FileMatch{match("/p/AGENTS.md", "loaded", "whole", OutcomeMatch)}, false},
+		{"a file not predicted, sent twice", nil, []Segment{sentSeg("/p/OTHER.md", SentWhole, 0), sentSeg("/p/./OTHER.md", SentWhole, 0)},
+			[]FileMatch{match("/p/OTHER.md", "not predicted", "whole", OutcomeSentNotPredicted)}, true},
+		{"a text of no file twice", nil, []Segment{{Kind: KindInstruction, Name: "AGENTS.md instructions for /p"}, {Kind: KindInstruction, Name: "AGENTS.md instructions for /p"}},
+			[]FileMatch{match("AGENTS.md instructions for /p", "not predicted", "text of no file", OutcomeSentNotPredicted)}, true},
+		{"a file the chain lists twice", []profile.File{loaded("/p/AGENTS.md", 50), loaded("/p/AGENTS.md", 50)}, []Segment{sentSeg("/p/AGENTS.md", SentWhole, 0)},
+			[]FileMatch{match("/p/AGENTS.md", "loaded", "whole", OutcomeMatch)}, false},
+		// Claude Code leaves out a file's HTML comments: kept whole, not cut
+		{"a file the agent sends without parts of it", []profile.File{{Path: "/p/CLAUDE.md", Size: 99, Loaded: 27, Stripped: 72}},
+			[]Segment{sentSeg("/p/CLAUDE.md", SentWhole, 0)}, []FileMatch{match("/p/CLAUDE.md", "loaded", "whole", OutcomeMatch)}, false},
 		{"segments of other kinds are no files", []profile.File{loaded("/p/AGENTS.md", 50)},
 			[]Segment{{Kind: KindPrompt, Bytes: 5}, {Kind: KindReminder, Bytes: 5}, sentSeg("/p/AGENTS.md", SentWhole, 0), {Kind: KindFraming, Bytes: 9}},
 			[]FileMatch{match("/p/AGENTS.md", "loaded", "whole", OutcomeMatch)}, false},

@@ -183,11 +183,17 @@ func Decode(b []byte) (*Record, error) {
 }
 
 // ReadFile reads a record from a file, refusing one over max bytes, with
-// errors that name the file.
-func ReadFile(path string, max int64) (*Record, error) {
+// errors that name the file; validate, when not nil, checks the document
+// first (schemas.CheckObservation, the record's JSON Schema).
+func ReadFile(path string, max int64, validate func([]byte) error) (*Record, error) {
 	b, _, err := fileio.Read(path, max)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if validate != nil {
+		if err := validate(b); err != nil {
+			return nil, fmt.Errorf("%s: not an observation record: %w", path, err)
+		}
 	}
 	r, err := Decode(b)
 	if err != nil {
@@ -196,13 +202,16 @@ func ReadFile(path string, max int64) (*Record, error) {
 	return r, nil
 }
 
-// Turn returns the request that carries the agent's turn: the largest
+// Turn returns the request that carries the agent's turn: the first
 // request to the model (messages, responses, chat_completions or
-// generate_content), the one whose context the agent assembled in full
-// (an agent may send a small request first, to name the session or check
-// its quota); nil when there is none.
+// generate_content) that holds the agent's context (a tool's schema, an
+// instruction or memory file). An agent may send a small request first,
+// to name the session or check its quota; and its later requests carry
+// the files it loaded since (a subfolder's, once it worked there), which
+// are not expected at the start of a session. When no request holds
+// context, the largest request to the model; nil when there is none.
 func (r *Record) Turn() *Request {
-	var best *Request
+	var largest *Request
 	for i := range r.Requests {
 		q := &r.Requests[i]
 		switch q.API {
@@ -210,9 +219,15 @@ func (r *Record) Turn() *Request {
 		default:
 			continue
 		}
-		if best == nil || q.Bytes > best.Bytes {
-			best = q
+		for _, s := range q.Segments {
+			switch s.Kind {
+			case KindTool, KindMCPTools, KindInstruction, KindMemory:
+				return q
+			}
+		}
+		if largest == nil || q.Bytes > largest.Bytes {
+			largest = q
 		}
 	}
-	return best
+	return largest
 }

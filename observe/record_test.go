@@ -96,6 +96,11 @@ func TestDecodeRefuses(t *testing.T) {
 
 func TestTurn(t *testing.T) {
 	req := func(seq int, api string, size int) Request { return Request{Seq: seq, API: api, Bytes: size} }
+	ctxReq := func(seq int, api string, size int, kind Kind) Request {
+		r := req(seq, api, size)
+		r.Segments = []Segment{{Kind: KindSystemPrompt, Bytes: 1}, {Kind: kind, Bytes: size - 1}}
+		return r
+	}
 	for _, tc := range []struct {
 		name string
 		reqs []Request
@@ -108,6 +113,13 @@ func TestTurn(t *testing.T) {
 		{"other is larger, and skipped", []Request{req(1, APIMessages, 10), req(2, APIOther, 100)}, 1},
 		{"each model API", []Request{req(1, APIResponses, 3), req(2, APIChatCompletions, 4), req(3, APIGenerateContent, 5)}, 3},
 		{"a tie goes to the first", []Request{req(1, APIResponses, 7), req(2, APIResponses, 7)}, 1},
+		// the first that carries the agent's context, not the largest: a
+		// later request holds the files loaded since
+		{"the first with tools", []Request{req(1, APIMessages, 500), ctxReq(2, APIMessages, 50000, KindTool), ctxReq(3, APIMessages, 90000, KindTool)}, 2},
+		{"the first with a file", []Request{ctxReq(1, APICountTokens, 900, KindInstruction), ctxReq(2, APIResponses, 100, KindMemory),
+			ctxReq(3, APIResponses, 9000, KindInstruction)}, 2},
+		{"MCP tools", []Request{ctxReq(1, APIGenerateContent, 10, KindMCPTools), req(2, APIGenerateContent, 900)}, 1},
+		{"other kinds are no context", []Request{ctxReq(1, APIMessages, 10, KindSystemPrompt), req(2, APIMessages, 900)}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := &Record{Requests: tc.reqs}

@@ -41,11 +41,17 @@ type budgetStep struct {
 	reason string // "max_file_tokens N" or "max_tokens N"
 }
 
-// degradable reports whether the budget may touch it: aggregated files that
-// were read and rendered. Error, binary and view none blocks are one line
-// each and stay as they are (they still count toward the total).
+// degradable reports whether the budget may give it a cheaper view:
+// aggregated files that were read and rendered.
 func (it *Item) degradable() bool {
 	return it.AutoAggregate && it.Status == StatusOK && it.ViewMode != ViewNone && it.rendered
+}
+
+// omittable reports whether max_tokens may leave it out: every block but an
+// error's (binary files and view none blocks have no cheaper view, and go
+// straight to omitted).
+func (it *Item) omittable() bool {
+	return it.AutoAggregate && (it.Status == StatusOK || it.Status == StatusBinary)
 }
 
 // protected items (force_full, Tier 3 focus and tier 3 files) are exempt
@@ -54,22 +60,27 @@ func (it *Item) degradable() bool {
 func (it *Item) protected() bool { return it.ForceFull || it.Focus || it.Tier == 3 }
 
 // applyBudget degrades items until every unprotected block fits
-// o.MaxFileTokens and the blocks together fit o.MaxTokens.
+// o.MaxFileTokens and the whole document fits o.MaxTokens.
 //
-// Tokens are those of each item's block (Emitted.Tokens: header, blank line
-// and body); the "## Files" heading and the separators are not counted. A
-// step renders the next cheaper view on the ladder full → skeleton → outline
-// → summary, skipping views that are not smaller than the current block,
-// and after the summary the file is omitted. For max_tokens, each step
-// degrades the largest block (ties: the later file), unprotected files
-// first, and is repeated until the total fits.
+// max_file_tokens counts each item's block (Emitted.Tokens: header, blank
+// line and body). max_tokens counts the document as it is written
+// ([docBudget]: the files heading, the blocks, the separators, the list
+// of what was left out, the sections of shape and the final newline). A
+// step renders the next cheaper view on the ladder full → skeleton →
+// outline → summary, skipping views that are not smaller than the current
+// block, and after the summary the file is omitted (a binary file or a
+// view none block is omitted at once). For max_tokens, each step degrades
+// the largest block (ties: the later file), unprotected files first, and
+// is repeated until the document fits with the omitted files counted; then
+// they are listed by name as far as the room left allows. A budget that
+// what it cannot leave out exceeds is a [BudgetError].
 //
 // The cheaper views of a file are rendered together, from one parse, the
 // first time the file is degraded, and only their sizes are kept (their
 // texts while retained allows); the largest block is found with a heap, so
 // that a step costs a logarithm of the files, not a scan of them. The
 // views of the next files to degrade are rendered in parallel.
-func applyBudget(ctx context.Context, o Options, items []Item, retained *retainer) error {
+func applyBudget(ctx context.Context, o Options, items []Item, retained *retainer, shape docShape) error {
 	if o.MaxFileTokens.IsSet() {
 		reason := fmt.Sprintf("%s %s", reasonFileCap, o.MaxFileTokens)
 		over := func(it *Item) bool {
@@ -97,29 +108,27 @@ func applyBudget(ctx context.Context, o Options, items []Item, retained *retaine
 		return nil
 	}
 	reason := fmt.Sprintf("%s %s", reasonTotal, o.MaxTokens)
-	total := 0
+	doc := newDocBudget(o, items, shape)
 	h := &budgetHeap{items: items}
 	for i := range items {
-		if items[i].AutoAggregate && items[i].Status != StatusOmitted {
-			total += items[i].Emitted.Tokens
-		}
-		if items[i].degradable() {
+		if items[i].omittable() {
 			h.idx = append(h.idx, i)
 		}
 	}
 	heap.Init(h)
 	batch := max(minWindow, windowPerWorker*o.Concurrency)
-	for o.MaxTokens.Exceeded(int64(total)) && h.Len() > 0 {
+	needsLadder := func(i int) bool { return items[i].degradable() && items[i].ladder == nil }
+	for doc.over() && h.Len() > 0 {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if items[h.idx[0]].ladder == nil {
+		if needsLadder(h.idx[0]) {
 			// the next files to degrade get their views together
 			var next, todo []int
 			for len(next) < batch && h.Len() > 0 {
 				i := heap.Pop(h).(int)
 				next = append(next, i)
-				if items[i].ladder == nil {
+				if needsLadder(i) {
 					todo = append(todo, i)
 				}
 			}
@@ -131,13 +140,17 @@ func applyBudget(ctx context.Context, o Options, items []Item, retained *retaine
 			}
 		}
 		i := heap.Pop(h).(int)
-		before := items[i].Emitted.Tokens
+		before := items[i].cost
 		degrade(&items[i], reason, retained)
-		total += items[i].Emitted.Tokens - before
-		if items[i].degradable() {
+		doc.changed(i, before)
+		if items[i].omittable() {
 			heap.Push(h, i)
 		}
 	}
+	if doc.over() {
+		return doc.tooSmall(o)
+	}
+	doc.fill()
 	return nil
 }
 
@@ -184,7 +197,8 @@ type rungView struct {
 	truncated string
 	slices    []SliceResult
 	emitted   Measured
-	text      string // the view's text when kept is set
+	cost      segCost // of the block in the document (under max_tokens)
+	text      string  // the view's text when kept is set
 	kept      bool
 }
 
@@ -223,8 +237,10 @@ func (o Options) ladder(ctx context.Context, it *Item, retained *retainer) error
 		next := *it
 		next.ViewMode, next.Content, next.fence = res.Mode, res.Text, res.Fence
 		next.Header = degradedHeader(it.Path, res.Mode)
+		block := next.appendBlock(nil)
 		v := rungView{ok: true, mode: res.Mode, fence: res.Fence, truncated: res.Truncated, slices: res.Slices,
-			emitted: o.measure(next.appendBlock(nil))}
+			emitted: o.measure(block)}
+		v.cost = o.blockCost(block, v.emitted)
 		if retained.take(len(res.Text)) {
 			v.text, v.kept = res.Text, true
 		}
@@ -249,44 +265,48 @@ func (l *ladderViews) release(from, to int, retained *retainer) {
 }
 
 // degrade moves it one step down the ladder: the first cheaper view whose
-// block is smaller, or omitted. it.ladder holds the views.
+// block is smaller, or omitted. it.ladder holds the views of a rendered
+// item; any other (binary, view none) is omitted at once.
 func degrade(it *Item, reason string, retained *retainer) {
 	if it.RequestedViewMode == "" {
 		it.RequestedViewMode = it.ViewMode
 	}
-	if !it.dropped {
-		retained.give(len(it.Content))
-	}
-	l := it.ladder
-	for r := rung(it.ViewMode) + 1; r < len(ladder); r++ {
-		v := &l.rungs[r]
-		if !v.ok {
-			continue
+	if it.rendered {
+		if !it.dropped {
+			retained.give(len(it.Content))
 		}
-		if v.emitted.Tokens >= it.Emitted.Tokens {
-			// not cheaper (a summary longer than a small skeleton, say)
-			if v.mode == ViewSummary {
-				break
+		if l := it.ladder; l != nil {
+			for r := rung(it.ViewMode) + 1; r < len(ladder); r++ {
+				v := &l.rungs[r]
+				if !v.ok {
+					continue
+				}
+				if v.emitted.Tokens >= it.Emitted.Tokens {
+					// not cheaper (a summary longer than a small skeleton, say)
+					if v.mode == ViewSummary {
+						break
+					}
+					continue
+				}
+				it.ViewMode, it.fence, it.Slices, it.Truncated = v.mode, v.fence, v.slices, v.truncated
+				it.Content, it.dropped = v.text, !v.kept
+				v.text, v.kept = "", false
+				// a view the file does not support yields the summary; Degraded says
+				// "→ summary", so a fallback is not recorded
+				it.Header = degradedHeader(it.Path, v.mode)
+				it.Emitted, it.cost = v.emitted, v.cost
+				it.steps = append(append([]budgetStep(nil), it.steps...), budgetStep{to: string(v.mode), reason: reason})
+				it.Degraded = formatSteps(it.RequestedViewMode, it.steps)
+				// the views up to the new one's rung are never used
+				l.release(0, rung(v.mode), retained)
+				return
 			}
-			continue
+			l.release(0, len(l.rungs)-1, retained)
 		}
-		it.ViewMode, it.fence, it.Slices, it.Truncated = v.mode, v.fence, v.slices, v.truncated
-		it.Content, it.dropped = v.text, !v.kept
-		v.text, v.kept = "", false
-		// a view the file does not support yields the summary; Degraded says
-		// "→ summary", so a fallback is not recorded
-		it.Header = degradedHeader(it.Path, v.mode)
-		it.Emitted = v.emitted
-		it.steps = append(append([]budgetStep(nil), it.steps...), budgetStep{to: string(v.mode), reason: reason})
-		it.Degraded = formatSteps(it.RequestedViewMode, it.steps)
-		// the views up to the new one's rung are never used
-		l.release(0, rung(v.mode), retained)
-		return
 	}
-	l.release(0, len(l.rungs)-1, retained)
 	it.Status = StatusOmitted
 	it.Content, it.fence, it.dropped = "", "", false
-	it.Emitted = Measured{}
+	it.Emitted, it.cost = Measured{}, segCost{}
 	it.steps = append(it.steps, budgetStep{to: string(StatusOmitted), reason: reason})
 	it.Degraded = formatSteps(it.RequestedViewMode, it.steps)
 }

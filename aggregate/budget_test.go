@@ -3,8 +3,11 @@ package aggregate
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"testing"
@@ -146,18 +149,27 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 			{"small.py", StatusOK, ViewFull, ""},
 			{"notes.txt", StatusOK, ViewFull, ""},
 		}},
+		// every byte counts: mid.py's skeleton and the separators no
+		// longer fit beside big.py's summary
 		{100, []itemState{
 			{"big.py", StatusOK, ViewSummary, "full → skeleton → outline → summary (max_tokens 100)"},
-			{"mid.py", StatusOK, ViewSkeleton, "full → skeleton (max_tokens 100)"},
+			{"mid.py", StatusOK, ViewSummary, "full → skeleton → outline → summary (max_tokens 100)"},
 			{"small.py", StatusOK, ViewFull, ""},
 			{"notes.txt", StatusOmitted, ViewSummary, "full → summary → omitted (max_tokens 100)"},
 		}},
-		// everything goes
-		{1, []itemState{
-			{"big.py", StatusOmitted, ViewSummary, "full → skeleton → outline → summary → omitted (max_tokens 1)"},
-			{"mid.py", StatusOmitted, ViewSummary, "full → skeleton → outline → summary → omitted (max_tokens 1)"},
-			{"small.py", StatusOmitted, ViewFull, "full → omitted (max_tokens 1)"},
-			{"notes.txt", StatusOmitted, ViewSummary, "full → summary → omitted (max_tokens 1)"},
+		// small.py and the names of the others fit
+		{40, []itemState{
+			{"big.py", StatusOmitted, ViewSummary, "full → skeleton → outline → summary → omitted (max_tokens 40)"},
+			{"mid.py", StatusOmitted, ViewSummary, "full → skeleton → outline → summary → omitted (max_tokens 40)"},
+			{"small.py", StatusOK, ViewFull, ""},
+			{"notes.txt", StatusOmitted, ViewSummary, "full → summary → omitted (max_tokens 40)"},
+		}},
+		// everything goes, and the list is a count
+		{20, []itemState{
+			{"big.py", StatusOmitted, ViewSummary, "full → skeleton → outline → summary → omitted (max_tokens 20)"},
+			{"mid.py", StatusOmitted, ViewSummary, "full → skeleton → outline → summary → omitted (max_tokens 20)"},
+			{"small.py", StatusOmitted, ViewFull, "full → omitted (max_tokens 20)"},
+			{"notes.txt", StatusOmitted, ViewSummary, "full → summary → omitted (max_tokens 20)"},
 		}},
 	} {
 		res, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})
@@ -167,21 +179,26 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 		if got := states(res.Items); fmt.Sprint(got) != fmt.Sprint(tc.want) {
 			t.Errorf("max_tokens %d:\n got  %v\nwant %v", tc.max, got, tc.want)
 		}
-		if n := blockTokens(res.Items); n > tc.max {
-			t.Errorf("max_tokens %d: %d tokens emitted", tc.max, n)
+		if n := measure.Default().Tokens([]byte(res.Markdown + "\n")); n > tc.max || n != res.Summary().Tokens {
+			t.Errorf("max_tokens %d: %d tokens written, the summary says %d", tc.max, n, res.Summary().Tokens)
 		}
 		for _, it := range res.Items {
 			if it.Status == StatusOmitted {
 				if it.Block() != "" || it.Emitted != (Measured{}) || strings.Contains(res.Markdown, "### `"+it.Path+"`") {
 					t.Errorf("max_tokens %d: omitted %s is still rendered", tc.max, it.Path)
 				}
-				if !strings.Contains(res.Markdown, OmittedHeading+"\n") || !strings.Contains(res.Markdown, "\n- `"+it.Path+"` (") {
-					t.Errorf("max_tokens %d: omitted %s is not listed", tc.max, it.Path)
+				if !strings.Contains(res.Markdown, OmittedHeading+"\n") || it.unlisted == strings.Contains(res.Markdown, "\n- `"+it.Path+"` (") {
+					t.Errorf("max_tokens %d: omitted %s is listed: %v, unlisted %v", tc.max, it.Path, !it.unlisted, it.unlisted)
 				}
 			}
 		}
-		if want := "## Files\n\n" + OmittedHeading + "\n\n- `big.py` (2,985 tokens)\n- `mid.py` (616 tokens)\n- `small.py` (2 tokens)\n- `notes.txt` (583 tokens)"; tc.max == 1 && res.Markdown != want {
-			t.Errorf("everything omitted: markdown\n%s\nwant only the list of omitted files\n%s", res.Markdown, want)
+		switch want := map[int]string{
+			40: "## Files\n\n### `small.py`\n\n```py\nX = 1\n```\n\n---\n\n" + OmittedHeading +
+				"\n\n- `big.py` (2,985 tokens)\n- `mid.py` (616 tokens)\n- `notes.txt` (583 tokens)",
+			20: "## Files\n\n" + OmittedHeading + "\n\n- 4 files left out",
+		}[tc.max]; {
+		case want != "" && res.Markdown != want:
+			t.Errorf("max_tokens %d: markdown\n%s\nwant\n%s", tc.max, res.Markdown, want)
 		}
 		// deterministic
 		again, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})
@@ -241,22 +258,38 @@ func TestBudgetProtected(t *testing.T) {
 	}
 }
 
+// max_tokens never takes out an error block nor touches an excluded
+// file; a view none block, which has no cheaper view, is omitted whole.
 func TestBudgetLeavesErrorsAndExcluded(t *testing.T) {
 	dir := budgetTree(t)
-	files := append(budgetFiles(), FileItem{Path: "*.rs"}, FileItem{Path: "small.py", ViewMode: ViewNone})
+	files := append(budgetFiles(), FileItem{Path: "*.rs"})
 	files[1].NoAutoAggregate = true
-	items := build(t, Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(1))})
-	for _, it := range items {
-		switch {
-		case it.Path == "*.rs":
-			if it.Status != StatusError || it.Degraded != "" || it.Block() == "" {
-				t.Errorf("error item touched: %+v", it)
-			}
-		case it.Path == "mid.py":
-			if it.Status != StatusOK || it.Degraded != "" || it.Block() != "" {
-				t.Errorf("excluded item touched: %+v", it)
+	files[3].ViewMode = ViewNone
+	for _, max := range []int{40, 60, 80} {
+		res, err := Run(context.Background(), Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(max))})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := measure.Default().Tokens([]byte(res.Markdown + "\n")); n > max {
+			t.Errorf("max_tokens %d: %d tokens", max, n)
+		}
+		for _, it := range res.Items {
+			switch {
+			case it.Path == "*.rs":
+				if it.Status != StatusError || it.Degraded != "" || it.Block() == "" || !strings.Contains(res.Markdown, it.Block()) {
+					t.Errorf("max_tokens %d: error item touched: %+v", max, it)
+				}
+			case it.Path == "mid.py":
+				if it.Status != StatusOK || it.Degraded != "" || it.Block() != "" {
+					t.Errorf("max_tokens %d: excluded item touched: %+v", max, it)
+				}
 			}
 		}
+	}
+	// notes.txt (as a view none block) goes at 40, as a whole
+	items := build(t, Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(40))})
+	if it := items[3]; it.Path != "notes.txt" || it.Status != StatusOmitted || it.Degraded != "none → omitted (max_tokens 40)" {
+		t.Errorf("view none: %+v", states(items))
 	}
 }
 
@@ -268,11 +301,114 @@ func TestBudgetCustomAndSummaryNotCheaper(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("def f%d():\n    return %d", i, i))
 	}
 	dir := tree(t, map[string]string{"m.py": strings.Join(lines, "\n") + "\n"})
-	items := build(t, Options{BaseDir: dir, MaxTokens: measure.Max(int64(1)), Files: []FileItem{{
-		Path: "m.py", ViewMode: ViewCustom, CustomSlices: []Slice{{StartLine: 1, EndLine: 2, Tag: "t"}},
+	items := build(t, Options{BaseDir: dir, MaxTokens: measure.Max(int64(30)), Files: []FileItem{{
+		Path: "m.py", ViewMode: ViewCustom, CustomSlices: []Slice{{StartLine: 1, EndLine: 20, Tag: "t"}},
 	}}})
-	if it := items[0]; it.Status != StatusOmitted || it.Degraded != "custom → omitted (max_tokens 1)" || len(it.Slices) != 1 {
+	if it := items[0]; it.Status != StatusOmitted || it.Degraded != "custom → omitted (max_tokens 30)" || len(it.Slices) != 1 {
 		t.Errorf("custom: %+v", states(items))
+	}
+}
+
+// The list of what max_tokens left out names the files, in order, as far
+// as the room allows, then counts the rest.
+func TestBudgetOmittedList(t *testing.T) {
+	files := map[string]string{}
+	var entries []FileItem
+	for i := range 30 {
+		name := fmt.Sprintf("f%02d.txt", i)
+		files[name] = strings.Repeat(fmt.Sprintf("line of file %d\n", i), 30)
+		entries = append(entries, FileItem{Path: name})
+	}
+	dir := tree(t, files)
+	for _, est := range []measure.Estimator{measure.Default(), measure.O200kBase(), measure.Cl100kBase()} {
+		listed := map[int]bool{}
+		for max := 14; max < 400; max += 19 {
+			res, err := Run(context.Background(), Options{BaseDir: dir, Files: entries, MaxTokens: measure.Max(int64(max)), Estimator: est})
+			var be *BudgetError
+			if errors.As(err, &be) {
+				if max > 30 {
+					t.Errorf("%s max_tokens %d: %v", est.Name(), max, err)
+				}
+				continue
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := est.Tokens([]byte(res.Markdown + "\n")); n > max || n != res.Summary().Tokens {
+				t.Fatalf("%s max_tokens %d: %d tokens written, the summary says %d", est.Name(), max, n, res.Summary().Tokens)
+			}
+			_, list, ok := strings.Cut(res.Markdown, OmittedHeading+"\n\n")
+			if !ok {
+				t.Fatalf("%s max_tokens %d: no list of what was left out:\n%s", est.Name(), max, res.Markdown)
+			}
+			// the names come first, in order, then the count of the others
+			var names []string
+			omitted, unlisted := 0, 0
+			for _, it := range res.Items {
+				if it.Status != StatusOmitted {
+					continue
+				}
+				omitted++
+				if it.unlisted {
+					unlisted++
+				} else {
+					if unlisted > 0 {
+						t.Fatalf("%s max_tokens %d: %s is named after files that are not", est.Name(), max, it.Path)
+					}
+					names = append(names, "- `"+it.Path+"` ("+nouns(it.Source.Tokens, "token")+")")
+				}
+			}
+			switch {
+			case unlisted == omitted:
+				names = append(names, fmt.Sprintf("- %d files left out", omitted))
+			case unlisted > 0:
+				names = append(names, fmt.Sprintf("- … and %d more %s left out", unlisted, map[bool]string{true: "file", false: "files"}[unlisted == 1]))
+			}
+			if want := strings.Join(names, "\n"); list != want {
+				t.Fatalf("%s max_tokens %d: list\n%s\nwant\n%s", est.Name(), max, list, want)
+			}
+			if s := res.Summary(); s.Unlisted != unlisted || s.Omitted != omitted {
+				t.Errorf("%s max_tokens %d: summary %+v, want %d omitted, %d unlisted", est.Name(), max, s, omitted, unlisted)
+			}
+			listed[omitted-unlisted] = true
+		}
+		// the budgets went from a count alone to several names
+		if !listed[0] || len(listed) < 3 {
+			t.Errorf("%s: names listed: %v", est.Name(), listed)
+		}
+	}
+}
+
+// A budget that what it cannot leave out exceeds is an error, and nothing
+// is written: not to the writer, not a numbered file.
+func TestBudgetTooSmall(t *testing.T) {
+	dir := budgetTree(t)
+	for _, tc := range []struct {
+		name string
+		opts Options
+		what string
+	}{
+		{"the list", Options{MaxTokens: measure.Max(int64(15))}, "max_tokens 15 is too small: even with all 4 files left out, the document takes 16 tokens (the files heading and the line that counts them)"},
+		{"an error block", Options{MaxTokens: measure.Max(int64(20)), Files: append(budgetFiles(), FileItem{Path: "*.rs"})}, "(the files heading and the line that counts them, 1 error block)"},
+		{"the history", Options{MaxTokens: measure.Max(int64(30)), History: strings.Repeat("User: a long question\n", 20)}, ", the Discussion History)"},
+	} {
+		o := tc.opts
+		o.BaseDir, o.OutputDir = dir, filepath.Join(dir, "out")
+		if o.Files == nil {
+			o.Files = budgetFiles()
+		}
+		var b bytes.Buffer
+		_, err := Stream(context.Background(), o, &b)
+		var be *BudgetError
+		if !errors.As(err, &be) || !strings.Contains(err.Error(), tc.what) {
+			t.Errorf("%s: %v, want a BudgetError with %q", tc.name, err, tc.what)
+		}
+		if b.Len() > 0 {
+			t.Errorf("%s: %d bytes written", tc.name, b.Len())
+		}
+		if ents, _ := os.ReadDir(o.OutputDir); len(ents) > 1 || len(ents) == 1 && ents[0].Name() != ".gitignore" {
+			t.Errorf("%s: the output directory holds %v", tc.name, ents)
+		}
 	}
 }
 
@@ -300,19 +436,26 @@ func TestFormatSteps(t *testing.T) {
 	}
 }
 
-// referenceBudget is the budget as it was first written: a scan of every
-// item for the largest block at each step, and each view rendered when a
-// step needs it, from the file's bytes in srcs. The heap, the ladders and
-// the re-reading must give exactly its result.
-func referenceBudget(ctx context.Context, o Options, items []Item, srcs map[string][]byte) {
+// referenceBudget is the budget as it was first written, and counted as
+// plainly as it can be: a scan of every item for the largest block at each
+// step, each view rendered when a step needs it, from the file's bytes in
+// srcs, and the whole document (with the sections of tail after the files
+// and the final newline) composed and counted again after every step. The
+// heap, the ladders, the re-reading and the piecewise count must give
+// exactly its result. It returns false when what the budget cannot leave
+// out does not fit.
+func referenceBudget(ctx context.Context, o Options, items []Item, srcs map[string][]byte, tail ...string) bool {
 	degradable := func(it *Item) bool {
 		return it.AutoAggregate && it.Status == StatusOK && it.ViewMode != ViewNone && srcs[it.Path] != nil
+	}
+	omittable := func(it *Item) bool {
+		return it.AutoAggregate && (it.Status == StatusOK || it.Status == StatusBinary)
 	}
 	degrade := func(it *Item, reason string) {
 		if it.RequestedViewMode == "" {
 			it.RequestedViewMode = it.ViewMode
 		}
-		for r := rung(it.ViewMode) + 1; r < len(ladder); r++ {
+		for r := rung(it.ViewMode) + 1; degradable(it) && r < len(ladder); r++ {
 			res := View(ctx, o.Engine, it.Path, srcs[it.Path], it.file, ladder[r])
 			if res.Err != nil || res.Binary {
 				continue
@@ -350,20 +493,26 @@ func referenceBudget(ctx context.Context, o Options, items []Item, srcs map[stri
 		}
 	}
 	if !o.MaxTokens.IsSet() {
-		return
+		return true
+	}
+	// the document with the first listed omitted files named, the others
+	// counted
+	count := func(listed int) int {
+		k := 0
+		for i := range items {
+			if it := &items[i]; it.AutoAggregate && it.Status == StatusOmitted {
+				it.unlisted = k >= listed
+				k++
+			}
+		}
+		return o.Estimator.Tokens([]byte(Compose(append([]string{FilesSection(o.Section(), items)}, tail...)...) + "\n"))
 	}
 	reason := fmt.Sprintf("%s %s", reasonTotal, o.MaxTokens)
-	total := 0
-	for i := range items {
-		if items[i].AutoAggregate && items[i].Status != StatusOmitted {
-			total += items[i].Emitted.Tokens
-		}
-	}
-	for o.MaxTokens.Exceeded(int64(total)) {
+	for o.MaxTokens.Exceeded(int64(count(0))) {
 		pick := -1
 		for i := range items {
 			it := &items[i]
-			if !degradable(it) {
+			if !omittable(it) {
 				continue
 			}
 			if pick < 0 {
@@ -381,12 +530,16 @@ func referenceBudget(ctx context.Context, o Options, items []Item, srcs map[stri
 			}
 		}
 		if pick < 0 {
+			return false
+		}
+		degrade(&items[pick], reason)
+	}
+	for k := len(items); k >= 0; k-- {
+		if !o.MaxTokens.Exceeded(int64(count(k))) {
 			break
 		}
-		before := items[pick].Emitted.Tokens
-		degrade(&items[pick], reason)
-		total += items[pick].Emitted.Tokens - before
 	}
+	return true
 }
 
 // randomProject writes n files of the structured and other languages, of
@@ -447,13 +600,22 @@ func randomProject(t *testing.T, r *rand.Rand, n int) (string, map[string][]byte
 }
 
 // The budget gives what the first, quadratic budget gave, on random
-// projects, limits, views and protected files, with and without a cache,
-// and without keeping the texts.
+// projects, limits, views, protected files and estimators, with sections
+// after the files or not, with and without a cache, and without keeping
+// the texts; and the document it writes never exceeds max_tokens.
 func TestBudgetMatchesReference(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	ctx := context.Background()
 	modes := []ViewMode{ViewFull, ViewFull, ViewFull, ViewSkeleton, ViewOutline, ViewSummary, ViewNone, ViewCustom, ViewMasked}
-	for round := range testlane.Rounds(40, 5) {
+	ests := []measure.Estimator{measure.Default(), measure.O200kBase(), measure.Cl100kBase()}
+	var seen struct{ tooSmall, unlisted, listed int }
+	defer func() {
+		// the full lane must have seen every outcome
+		if !testing.Short() && !testlane.Race && (seen.tooSmall == 0 || seen.unlisted == 0 || seen.listed == 0) {
+			t.Errorf("the rounds missed an outcome: %+v", seen)
+		}
+	}()
+	for round := range testlane.Rounds(60, 5) {
 		dir, srcs := randomProject(t, r, 3+r.IntN(25))
 		var entries []FileItem
 		for name := range srcs {
@@ -472,7 +634,7 @@ func TestBudgetMatchesReference(t *testing.T) {
 			entries = append(entries, f)
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
-		o := Options{BaseDir: dir, Files: entries, Concurrency: 1 + r.IntN(3)}
+		o := Options{BaseDir: dir, Files: entries, Concurrency: 1 + r.IntN(3), Estimator: ests[r.IntN(len(ests))]}
 		if r.IntN(4) > 0 {
 			o.MaxTokens = measure.Max(int64(1 + r.IntN(20000)))
 		}
@@ -483,21 +645,36 @@ func TestBudgetMatchesReference(t *testing.T) {
 			o.Strategy = StrategyTier3
 		}
 		if r.IntN(3) == 0 {
-			o.Estimator = measure.O200kBase()
+			o.History = fmt.Sprintf("### Discussion Excerpt 1\n\nUser: %s\n", strings.Repeat("a question, ", r.IntN(40)))
 		}
 		if !o.budgeted() {
 			o.MaxTokens = measure.Max(100)
 		}
 		// the reference starts from the items as rendered without a budget
 		free := o
-		free.MaxTokens, free.MaxFileTokens = measure.Limit{}, measure.Limit{}
+		free.MaxTokens, free.MaxFileTokens, free.History = measure.Limit{}, measure.Limit{}, ""
 		ref, err := Run(ctx, free)
 		if err != nil {
 			t.Fatal(err)
 		}
 		no, _ := o.normalized()
-		referenceBudget(ctx, no, ref.Items, srcs)
-		want := FilesSection(no.Section(), ref.Items)
+		fits := referenceBudget(ctx, no, ref.Items, srcs, HistorySection(o.History))
+		if !fits {
+			seen.tooSmall++
+		}
+		for _, it := range ref.Items {
+			if it.unlisted {
+				seen.unlisted++
+				break
+			}
+		}
+		for _, it := range ref.Items {
+			if it.Status == StatusOmitted && !it.unlisted {
+				seen.listed++
+				break
+			}
+		}
+		want := Compose(FilesSection(no.Section(), ref.Items), HistorySection(o.History))
 		for _, c := range []Cache{nil, newMemCache()} {
 			for _, keep := range []int64{1 << 30, 0} {
 				o.Cache = c
@@ -506,6 +683,13 @@ func TestBudgetMatchesReference(t *testing.T) {
 				var b bytes.Buffer
 				res, err := Stream(ctx, o, &b)
 				retainLimit = old
+				if !fits {
+					var be *BudgetError
+					if !errors.As(err, &be) || b.Len() > 0 {
+						t.Fatalf("round %d (%+v): the budget cannot fit, yet %v and %d bytes written", round, o, err, b.Len())
+					}
+					continue
+				}
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -516,7 +700,31 @@ func TestBudgetMatchesReference(t *testing.T) {
 				if metadata(res.Items) != metadata(ref.Items) {
 					t.Fatalf("round %d: the items differ from the reference:\n%s\nwant\n%s", round, metadata(res.Items), metadata(ref.Items))
 				}
+				if n := o.Estimator.Tokens(b.Bytes()); o.MaxTokens.Exceeded(int64(n)) {
+					t.Fatalf("round %d: %d tokens written, over %s", round, n, o.MaxTokens)
+				}
+				if n := res.Summary().Tokens; n != o.Estimator.Tokens(b.Bytes()) {
+					t.Fatalf("round %d: the summary counts %d tokens, the document has %d", round, n, o.Estimator.Tokens(b.Bytes()))
+				}
 			}
+		}
+	}
+}
+
+func TestBudgetErrorText(t *testing.T) {
+	for _, tc := range []struct {
+		e    BudgetError
+		want string
+	}{
+		{BudgetError{Limit: 10, Tokens: 16, Omitted: 4, What: []string{"the files heading and the line that counts them"}},
+			"max_tokens 10 is too small: even with all 4 files left out, the document takes 16 tokens (the files heading and the line that counts them)"},
+		{BudgetError{At: "--max-tokens", Limit: 10, Tokens: 1, Omitted: 1, What: []string{"a"}},
+			"--max-tokens: 10 is too small: even with the file left out, the document takes 1 token (a)"},
+		{BudgetError{At: "ctx.toml:9: files.max_tokens", Limit: 30, Tokens: 1200, What: []string{"1 error block", "the Discussion History"}},
+			"ctx.toml:9: files.max_tokens: 30 is too small: what it cannot leave out takes 1,200 tokens (1 error block, the Discussion History)"},
+	} {
+		if got := tc.e.Error(); got != tc.want {
+			t.Errorf("got  %s\nwant %s", got, tc.want)
 		}
 	}
 }

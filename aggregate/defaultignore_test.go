@@ -356,7 +356,7 @@ func TestSummaryWrite(t *testing.T) {
 		"x/Cargo.lock": "#\n",
 	})
 	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "skip.py", NoAutoAggregate: true}, {Path: "nope/*.py"}},
-		MaxTokens: measure.Max(60)})
+		MaxTokens: measure.Max(85)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,7 +365,7 @@ func TestSummaryWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := `ctx: 4 files, 81 tokens (chars4)
-ctx: token budget max_tokens 60: 1 degraded, 1 omitted (listed in the document)
+ctx: token budget max_tokens 85: 1 degraded, 1 omitted (listed in the document)
 ctx: 1 error, 1 binary file not inlined, 1 excluded by auto_aggregate = false
 ctx: largest: logo.png 13, mid.py 13, a/b/c.txt 8, small.py 8
 ctx: left out by the default ignores: .env, x/Cargo.lock, yarn.lock (--no-default-ignores, or
@@ -386,5 +386,28 @@ ctx:   --ignore '!PATTERN', keeps them)
 	}
 	if !strings.Contains(b.String(), "\nctx:   small.py 8\n") || strings.Contains(b.String(), "\u00a0") {
 		t.Errorf("at 60 columns:\n%s", b.String())
+	}
+}
+
+// The budget's line says whether the document names what it left out.
+func TestSummaryBudgetLine(t *testing.T) {
+	for _, tc := range []struct {
+		degraded, omitted, unlisted int
+		want                        string
+	}{
+		{2, 0, 0, "ctx: token budget max_tokens 1000: 2 degraded, 0 omitted\n"},
+		{0, 3, 0, "ctx: token budget max_tokens 1000: 0 degraded, 3 omitted (listed in the document)\n"},
+		{1, 1204, 1190, "ctx: token budget max_tokens 1000: 1 degraded, 1,204 omitted (14 listed in the document, the other 1,190 counted)\n"},
+		{0, 7, 7, "ctx: token budget max_tokens 1000: 0 degraded, 7 omitted (counted in the document: their names did not fit)\n"},
+	} {
+		s := Summary{Estimator: "chars4", Budget: "max_tokens 1000", Degraded: tc.degraded, Omitted: tc.omitted, Unlisted: tc.unlisted}
+		var b strings.Builder
+		if err := s.WriteFitted(&b, 200); err != nil {
+			t.Fatal(err)
+		}
+		_, got, _ := strings.Cut(b.String(), "\n")
+		if got != tc.want {
+			t.Errorf("%+v:\n got %q\nwant %q", tc, got, tc.want)
+		}
 	}
 }

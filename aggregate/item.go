@@ -190,6 +190,11 @@ type Item struct {
 	rendered bool
 	// under a token budget: the cheaper views, once computed
 	ladder *ladderViews
+	// under max_tokens: what the block costs in the document
+	cost segCost
+	// omitted, and counted rather than named in the list of what the
+	// budget left out (the names did not fit)
+	unlisted bool
 }
 
 // Block returns the item's markdown block, or "" when it is not aggregated

@@ -22,8 +22,10 @@ const OmittedHeading = "### Omitted by the token budget"
 // FilesSection renders "## {title}\n\n" and the blocks of the aggregated
 // items joined by "\n\n---\n\n", then, when the token budget omitted
 // files, the block [OmittedHeading] with one line per omitted file,
-// "- `{label}` ({tokens} tokens)" (the file's tokens); "" when no item is
-// aggregated or omitted.
+// "- `{label}` ({tokens} tokens)" (the file's tokens), and, when
+// max_tokens had no room for all their names, the count of the others,
+// "- … and 12 more files left out"; "" when no item is aggregated or
+// omitted.
 func FilesSection(title string, items []Item) string {
 	var blocks []string
 	for i := range items {

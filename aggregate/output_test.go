@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // names lists dir, sorted; "name/" for a directory, "name@" for a link.
@@ -87,6 +89,20 @@ func TestOutputDirIgnoresItself(t *testing.T) {
 				t.Errorf("written to %s", res.OutputPath)
 			}
 		})
+	}
+}
+
+// A run that fails before its first byte (a budget too small) makes no
+// output directory.
+func TestOutputDirNotMadeByAFailedRun(t *testing.T) {
+	dir := budgetTree(t)
+	out := filepath.Join(dir, ".ctx", "out")
+	_, err := Stream(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), OutputDir: out, MaxTokens: measure.Max(1)}, nil)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	if _, err := os.Stat(filepath.Join(dir, ".ctx")); !os.IsNotExist(err) {
+		t.Errorf(".ctx: %v", err)
 	}
 }
 

@@ -54,7 +54,7 @@ func BuildItems(ctx context.Context, opts Options) ([]Item, error) {
 	if err != nil {
 		return nil, err
 	}
-	return buildFiles(ctx, o, targets, nil, true)
+	return buildFiles(ctx, o, targets, nil, true, nil)
 }
 
 // run is Run (keep) and Stream (!keep, w).
@@ -124,16 +124,23 @@ func run(ctx context.Context, opts Options, w io.Writer, keep bool) (res *Result
 		out = bw
 	}
 	doc := newDocument(out, keep, o.Estimator)
-	if res.Items, err = buildFiles(ctx, o, targets, doc, keep); err != nil {
+	// the sections after the files count against max_tokens too
+	tail := []string{ScreenshotsSection(shots), res.Beads.Section(), HistorySection(o.History)}
+	if res.Items, err = buildFiles(ctx, o, targets, doc, keep, tail); err != nil {
 		if doc.err != nil {
 			return nil, writeFailed(ctx, doc.err)
 		}
 		return nil, err
 	}
-	doc.whole(ScreenshotsSection(shots))
-	doc.whole(res.Beads.Section())
+	doc.whole(tail[0])
+	doc.whole(tail[1])
 	doc.markStatic()
-	doc.whole(HistorySection(o.History))
+	doc.whole(tail[2])
+	// the document as it is written ends with a newline (a document of
+	// nothing, written as a newline alone, counts nothing)
+	if doc.sections > 0 {
+		doc.toks.add([]byte("\n"), -1, -1)
+	}
 	res.tokens = doc.toks.result()
 	if keep {
 		res.Markdown = doc.keep.String()
@@ -141,7 +148,10 @@ func run(ctx context.Context, opts Options, w io.Writer, keep bool) (res *Result
 		if !builtinEstimator(o.Estimator) {
 			if _, chars4 := measure.TokensForChars(o.Estimator, 0); !chars4 {
 				// an estimator of the caller's: counted whole
-				res.tokens = o.Estimator.Tokens([]byte(res.Markdown))
+				res.tokens = 0
+				if res.Markdown != "" {
+					res.tokens = o.Estimator.Tokens([]byte(res.Markdown + "\n"))
+				}
 			}
 		}
 	}
@@ -178,11 +188,14 @@ type built struct {
 var retainLimit int64 = 32 << 20
 
 // buildFiles renders the items of targets and writes the files section to
-// doc (nil: none), in order. keep keeps every item's Content.
-func buildFiles(ctx context.Context, o Options, targets []target, doc *document, keep bool) ([]Item, error) {
+// doc (nil: none), in order. keep keeps every item's Content. tail are the
+// sections that follow the files section in the document ("" for none),
+// which max_tokens counts.
+func buildFiles(ctx context.Context, o Options, targets []target, doc *document, keep bool, tail []string) ([]Item, error) {
 	items := make([]Item, len(targets))
+	shape := docShape{heading: "## " + o.Section() + "\n\n", tail: tail}
 	if doc != nil {
-		doc.section("## " + o.Section() + "\n\n")
+		doc.section(shape.heading)
 	}
 	emit := func(i int, b built) error {
 		if b.err != nil {
@@ -211,7 +224,7 @@ func buildFiles(ctx context.Context, o Options, targets []target, doc *document,
 			return built{it: it, block: block}
 		}, emit)
 	} else {
-		err = renderBudgeted(ctx, o, targets, items, keep, emit)
+		err = renderBudgeted(ctx, o, targets, items, keep, shape, emit)
 	}
 	if err != nil {
 		return nil, err
@@ -226,7 +239,7 @@ func buildFiles(ctx context.Context, o Options, targets []target, doc *document,
 
 // renderBudgeted measures every file, applies the token budget, then renders
 // and emits the blocks in order.
-func renderBudgeted(ctx context.Context, o Options, targets []target, items []Item, keep bool, emit func(int, built) error) error {
+func renderBudgeted(ctx context.Context, o Options, targets []target, items []Item, keep bool, shape docShape, emit func(int, built) error) error {
 	retained := new(retainer)
 	retained.left.Store(retainLimit)
 	if keep {
@@ -244,7 +257,7 @@ func renderBudgeted(ctx context.Context, o Options, targets []target, items []It
 	if err != nil {
 		return err
 	}
-	if err := applyBudget(ctx, o, items, retained); err != nil {
+	if err := applyBudget(ctx, o, items, retained, shape); err != nil {
 		return err
 	}
 	return ordered(ctx, len(items), o.Concurrency, nil, func(ctx context.Context, i int) built {
@@ -272,16 +285,27 @@ func (r *retainer) take(n int) bool {
 func (r *retainer) give(n int) { r.left.Add(int64(n)) }
 
 // omittedBlock is the list of the files the token budget left out, the
-// files section's last block; "" when none was.
+// files section's last block: a line per file it names, in order, and the
+// count of those it does not ("… and 12 more files left out", when
+// max_tokens had no room for their names); "" when none was left out.
 func omittedBlock(items []Item) string {
 	var b []byte
+	n, unlisted := 0, 0
 	for i := range items {
 		if it := &items[i]; it.AutoAggregate && it.Status == StatusOmitted {
 			if b == nil {
 				b = append(b, OmittedHeading+"\n"...)
 			}
-			b = append(b, "\n- "+codeSpan(it.Path)+" ("+nouns(it.Source.Tokens, "token")+")"...)
+			n++
+			if it.unlisted {
+				unlisted++
+				continue
+			}
+			b = append(b, "\n"+omittedLine(it)...)
 		}
+	}
+	if unlisted > 0 {
+		b = append(b, "\n"+omittedCount(n-unlisted, n)...)
 	}
 	return string(b)
 }
@@ -366,6 +390,7 @@ func buildItem(ctx context.Context, o Options, t target) (Item, []byte) {
 		if it.AutoAggregate {
 			block = it.appendBlock(nil)
 			it.Emitted = o.measure(block)
+			it.cost = o.blockCost(block, it.Emitted)
 		}
 		return it, block
 	}
@@ -435,6 +460,7 @@ func buildItem(ctx context.Context, o Options, t target) (Item, []byte) {
 	} else {
 		it.Emitted = o.measure(block)
 	}
+	it.cost = o.blockCost(block, it.Emitted)
 	if o.budgeted() && it.Status == StatusOK && it.ViewMode != ViewNone {
 		it.rendered = true
 		if it.Redacted != nil {

@@ -133,6 +133,10 @@ type Options struct {
 	// documentation, "Token budget").
 	MaxFileTokens measure.Limit
 	MaxTokens     measure.Limit
+	// MaxTokensAt says where MaxTokens was set, for the [BudgetError] of a
+	// budget too small: "ctx.toml:9: files.max_tokens", "--max-tokens";
+	// "" names it "max_tokens".
+	MaxTokensAt string
 	// Estimator counts the tokens of every file and block; nil is
 	// measure.Default().
 	Estimator measure.Estimator

@@ -57,7 +57,7 @@ func streamCases(t *testing.T) []struct {
 	for _, b := range []struct {
 		max, file int
 		focus     []string
-	}{{3000, 0, nil}, {800, 0, nil}, {100, 0, nil}, {1, 0, nil}, {0, 500, nil}, {700, 300, nil}, {1, 0, []string{"mid.py"}}} {
+	}{{3000, 0, nil}, {800, 0, nil}, {100, 0, nil}, {20, 0, nil}, {0, 500, nil}, {700, 300, nil}, {30, 0, []string{"mid.py"}}} {
 		o := Options{BaseDir: dir, Files: budgetFiles(), Focus: b.focus}
 		if b.max > 0 {
 			o.MaxTokens = measure.Max(int64(b.max))
@@ -112,7 +112,7 @@ func TestStreamMatchesRun(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := e.Tokens([]byte(want.Markdown)); want.Summary().Tokens != got {
+			if got := e.Tokens([]byte(want.Markdown + "\n")); want.Summary().Tokens != got {
 				t.Errorf("%s %s: Run counts %d tokens, the estimator %d", est, tc.name, want.Summary().Tokens, got)
 			}
 			for _, it := range want.Items {

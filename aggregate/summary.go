@@ -33,6 +33,9 @@ type Summary struct {
 	Degraded int    `json:"degraded"`
 	Omitted  int    `json:"omitted"`
 	Budget   string `json:"budget,omitempty"`
+	// Unlisted counts the omitted files that the document counts without
+	// naming them: the room max_tokens left did not hold their names.
+	Unlisted int `json:"unlisted,omitempty"`
 	// Errors, Binary and Excluded (auto_aggregate = false) count the other
 	// items (Errors also the screenshots that could not be resolved or
 	// read); Screenshots the screenshots linked.
@@ -109,6 +112,9 @@ func summarize(o Options, res *Result) Summary {
 			continue
 		case StatusOmitted:
 			s.Omitted++
+			if it.unlisted {
+				s.Unlisted++
+			}
 			continue
 		case StatusBinary:
 			s.Binary++
@@ -139,6 +145,7 @@ const SummaryWidth = 100
 //
 //	ctx: 12 files, 3,456 tokens (chars4)
 //	ctx: token budget max_tokens 3000: 2 degraded, 1 omitted (listed in the document)
+//	ctx: token budget max_tokens 1000: 0 degraded, 950 omitted (40 listed in the document, the other 910 counted)
 //	ctx: 1 error, 1 binary file not inlined
 //	ctx: largest: big.py 1,200, lib/util.go 800, ...
 //	ctx: left out by the default ignores: .env, node_modules/ (...)
@@ -170,8 +177,13 @@ func (s Summary) WriteFitted(w io.Writer, width int) error {
 	}
 	line("%s", first)
 	if s.Budget != "" {
-		msg := fmt.Sprintf("token budget %s: %d degraded, %d omitted", s.Budget, s.Degraded, s.Omitted)
-		if s.Omitted > 0 {
+		msg := fmt.Sprintf("token budget %s: %s degraded, %s omitted", s.Budget, display.Int(s.Degraded), display.Int(s.Omitted))
+		switch {
+		case s.Omitted > 0 && s.Unlisted == s.Omitted:
+			msg += " (counted in the document: their names did not fit)"
+		case s.Unlisted > 0:
+			msg += fmt.Sprintf(" (%s listed in the document, the other %s counted)", display.Int(s.Omitted-s.Unlisted), display.Int(s.Unlisted))
+		case s.Omitted > 0:
 			msg += " (listed in the document)"
 		}
 		line("%s", msg)

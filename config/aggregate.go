@@ -87,6 +87,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 			o.SummaryOnly = *f.SummaryOnly
 		}
 		o.MaxTokens = measure.MaxOf(f.MaxTokens)
+		o.MaxTokensAt = f.MaxTokensAt
 		o.MaxFileTokens = measure.MaxOf(f.MaxFileTokens)
 		o.IgnorePatterns = append([]string(nil), f.Ignore...)
 		o.NoDefaultIgnores = f.DefaultIgnores != nil && !*f.DefaultIgnores

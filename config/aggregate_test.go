@@ -75,8 +75,8 @@ keep = 3
 		t.Fatal(err)
 	}
 	o := cfg.AggregateOptions("/p", "/home/u")
-	if o.Keep != 3 {
-		t.Errorf("keep %d", o.Keep)
+	if o.Keep != 3 || o.MaxTokensAt != "ctx.toml:7: files.max_tokens" {
+		t.Errorf("keep %d, max_tokens at %q", o.Keep, o.MaxTokensAt)
 	}
 	if o.BaseDir != "/p/src" || o.ScreenshotBaseDir != "/p/src" || o.OutputDir != "/p/.ctx/out" || o.Namespace != "proj" ||
 		o.Strategy != aggregate.StrategyFull || !o.SummaryOnly || len(o.Files) != 2 || !o.Files[1].NoAutoAggregate ||
@@ -86,7 +86,7 @@ keep = 3
 	}
 	o = (&Config{}).AggregateOptions("/p", "/home/u")
 	if o.BaseDir != "/p" || o.Namespace != aggregate.DefaultNamespace || o.Files != nil || o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() ||
-		o.Keep != aggregate.DefaultKeep {
+		o.Keep != aggregate.DefaultKeep || o.MaxTokensAt != "" {
 		t.Errorf("defaults: %+v", o)
 	}
 	// the output directory is skipped also when a caller clears OutputDir

@@ -37,6 +37,9 @@ type Files struct {
 	// (absent) is no limit; a present value is 1 or more.
 	MaxTokens     *int
 	MaxFileTokens *int
+	// MaxTokensAt is where max_tokens is, for messages:
+	// "ctx.toml:9: files.max_tokens"; "" when absent.
+	MaxTokensAt string
 	// Ignore is ignore: more patterns in gitignore syntax, relative to
 	// base_dir, that globs and walks leave out; nil when absent.
 	Ignore []string
@@ -314,6 +317,9 @@ func decodeFiles(t table) (*Files, error) {
 		if *kv.dst, err = tokenLimit(t, kv.key); err != nil {
 			return nil, err
 		}
+	}
+	if f.MaxTokens != nil {
+		f.MaxTokensAt = t.doc.at(t.Field("max_tokens"))
 	}
 	return f, nil
 }

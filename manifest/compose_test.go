@@ -2,6 +2,7 @@ package manifest_test
 
 import (
 	"context"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -201,5 +202,42 @@ func TestBuildFilesTruncated(t *testing.T) {
 	})
 	if len(m.Files) != 1 || m.Files[0].Truncated != "symbols nested deeper than 64 levels are not listed" || m.Files[0].Status != "ok" {
 		t.Fatalf("row %+v", m.Files)
+	}
+}
+
+// [files] max_tokens bounds the files section as the manifest records it
+// (and ctx render prints it): headings, separators, the list of what was
+// left out and the screenshots included, in the manifest's estimator.
+func TestBuildFilesWithinBudget(t *testing.T) {
+	files := map[string]string{"AGENTS.md": "rules\n", "shots/ui.png": "png"}
+	for i := range 40 {
+		files[fmt.Sprintf("src/m%02d.py", i)] = strings.Repeat(fmt.Sprintf("def f%d(x):\n    return x * %d\n\n", i, i), 1+i%9)
+	}
+	dir := writeTree(t, files)
+	none := func(string) string { return "" }
+	for _, name := range []string{"chars4", "o200k", "cl100k"} {
+		est, err := measure.ParseEstimator(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, max := range []int64{60, 200, 1000} {
+			opts := manifest.Options{
+				Discover: discover.Options{Agent: "codex", ProjectDir: dir, SharedMode: discover.SharedDisabled, Getenv: none},
+				Files: &aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "src"}}, MaxTokens: measure.Max(max),
+					Screenshots: []string{"shots/*.png"}},
+			}
+			opts.SetEstimator(est)
+			m, err := manifest.Build(context.Background(), opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sec := m.Sections[len(m.Sections)-1]
+			if sec.ID != manifest.SectionFiles || !strings.Contains(sec.Text, "## Screenshots") {
+				t.Fatalf("%s %d: sections %+v", name, max, m.Sections)
+			}
+			if n := est.Tokens([]byte(sec.Text)); int64(n) > max || sec.Tokens != n {
+				t.Errorf("%s max_tokens %d: the files section is %d tokens (recorded %d)", name, max, n, sec.Tokens)
+			}
+		}
 	}
 }

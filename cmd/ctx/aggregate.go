@@ -255,6 +255,9 @@ func (e *env) aggregate(c *cli.Context) error {
 		o.Strategy = strategy
 	}
 	o.Focus = append(o.Focus, c.StringSlice("focus")...)
+	if c.IsSet("max-tokens") {
+		o.MaxTokensAt = "--max-tokens"
+	}
 	for _, f := range []struct {
 		name string
 		dst  *measure.Limit

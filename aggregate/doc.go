@@ -11,9 +11,13 @@
 // with [View], composes the sections as [Markdown] does and, when an output
 // directory is set, writes {output_dir}/{namespace}_{NNN}.md with the next
 // free number ([WriteNumbered]: the file is created exclusively, so two
-// concurrent runs never share a number). A file that is missing, too large,
-// binary or whose view fails becomes an item with a status and an error; the
-// pipeline never stops on one file. A view that fails shows the original's
+// concurrent runs never share a number; the directory it makes ignores
+// itself with a .gitignore, [OutputIgnore], and Options.Keep bounds the
+// numbered outputs it keeps). A path that does not exist is an error of the
+// run ([MissingError]: a misspelling, never an "ERROR:" block in place of
+// the file); a glob that matches nothing, a file that is too large, binary or
+// unreadable, or whose view fails becomes an item with a status and an
+// error, and the pipeline never stops on one file. A view that fails shows the original's
 // text, "ERROR in {mode} view mode for {label}:\n{error}" ([ViewErrorText]).
 //
 // Run keeps the whole document (Result.Markdown, Result.Static) and every
@@ -76,8 +80,10 @@
 // history.toml and *_history.toml (any case) are never aggregated. A file
 // reached by several entries (or through symbolic links) is kept once,
 // where it first appears; an explicit entry's settings win over a glob's.
-// An entry that matches nothing becomes an error item ("no files matched:
-// ..."). Labels are paths relative to the base directory with forward
+// A glob or directory that yields nothing becomes an error item ("no files
+// matched: ..."); a path that does not exist is a [MissingError], which
+// names where it was written (FileItem.At), unless FileItem.Optional (a
+// preset's files) leaves it out. Labels are paths relative to the base directory with forward
 // slashes, never host paths.
 // Files above [Options.MaxFileBytes] are not read; files with a NUL byte in
 // their first 8000 bytes or with invalid UTF-8 are listed, hashed and not
@@ -96,7 +102,8 @@
 //     engine cut (codeview: symbols nested deeper than 64 levels, a view
 //     over 64 KiB plus 4 bytes per source byte) is shown as cut, and
 //     Item.Truncated says what was left out (see [TruncatedError]).
-//   - none: "(context excluded)".
+//   - none: "(context excluded)", under "### `{label}` (excluded)" (the
+//     original's heading).
 //   - custom: only the custom slices, each "[Slice: <tag>] (<comment>)",
 //     "Lines <start>-<end>:" and the lines, joined by blank lines, fenced.
 //     Slices are re-resolved first ([ResolveSlice]); an orphaned slice shows
@@ -141,16 +148,23 @@
 // # Token budget
 //
 // Off by default. Options.MaxFileTokens ([files] max_file_tokens) caps each
-// file block and Options.MaxTokens ([files] max_tokens, ctx aggregate
-// --max-tokens) bounds all file blocks together; tokens are the blocks'
-// Emitted.Tokens (header and body; the section heading and separators are
-// not counted). A file over a limit is degraded one step at a time along
+// file block (its Emitted.Tokens: header and body) and Options.MaxTokens
+// ([files] max_tokens, ctx aggregate --max-tokens) is a ceiling on the
+// whole document as it is written, final newline included: the headings,
+// the blocks, the separators, the list of what was left out and the
+// sections after the files, counted a piece at a time without counting the
+// document again (see budgetdoc.go). A file over a limit is degraded one
+// step at a time along
 // full → skeleton → outline → summary → omitted (masked and custom views
 // sit with the skeleton), skipping a view that is not smaller than the
 // current block or not supported for the file; an omitted file has status
 // "omitted" and no block. The per-file cap is applied first, in order; then,
 // while the total is over, the largest block (on a tie, the later file) is
-// degraded by one step. The largest block is kept at the top of a heap, and
+// degraded by one step, with the omitted files counted at the end of the
+// section; then their names are listed, in order, as far as the room left
+// allows, and the others counted ("- … and 12 more files left out"). A
+// budget that what it cannot leave out exceeds is a [BudgetError], and
+// nothing is written. The largest block is kept at the top of a heap, and
 // a file's cheaper views are rendered together, from one parse, the first
 // time the file is degraded (those of the next files to degrade in
 // parallel), so a step costs no scan of the files and no parse of its own.
@@ -159,10 +173,11 @@
 // had ([ErrChanged] otherwise); the views' texts are kept up to 32 MiB and
 // rendered again, or taken from the cache, past that. force_full, tier 3
 // and Tier 3 focus files are exempt from the cap and degraded by the total
-// only when every other file is omitted. Error, binary, view none and auto_aggregate = false items are
-// never touched. The files section ends with the omitted files, each with
-// its tokens, under [OmittedHeading] ("- `big.py` (2,985 tokens)"); the
-// list is not counted against the budget. A degraded block's header says so,
+// only when every other file is omitted. Binary and view none blocks, which
+// have no cheaper view, are omitted whole; error blocks and auto_aggregate =
+// false items are never touched. The files section ends with the omitted
+// files, each with its tokens, under [OmittedHeading] ("- `big.py` (2,985
+// tokens)"), and the list counts against max_tokens. A degraded block's header says so,
 // "### `{label}` (Skeleton; token budget)", and Item.Degraded records the
 // steps and the limit behind them: "full → skeleton → omitted (max_tokens 4000)".
 //

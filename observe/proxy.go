@@ -17,6 +17,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/andybalholm/brotli"
@@ -95,14 +96,19 @@ func New(o Options) (*Proxy, error) {
 	p.up = up
 	tr := o.Transport
 	if tr == nil {
-		tr = http.DefaultTransport.(*http.Transport).Clone()
+		// the request and its answer pass unchanged: no Accept-Encoding
+		// of the transport's own, no answer decompressed on the way
+		t := http.DefaultTransport.(*http.Transport).Clone()
+		t.DisableCompression = true
+		tr = t
 	}
+	shown := redactURL(up.String())
 	p.rp = &httputil.ReverseProxy{
 		Rewrite: func(pr *httputil.ProxyRequest) {
 			target := *up
 			target.Path = strings.TrimSuffix(up.Path, "/") + strings.TrimPrefix(pr.In.URL.Path, o.Prefix)
 			target.RawPath = ""
-			target.RawQuery = pr.In.URL.RawQuery
+			target.RawQuery = mergeQuery(pr.In.URL.RawQuery, up.RawQuery)
 			pr.Out.URL = &target
 			pr.Out.Host = up.Host
 		},
@@ -110,13 +116,18 @@ func New(o Options) (*Proxy, error) {
 		ErrorLog:      log.New(io.Discard, "", 0),
 		FlushInterval: -1, // every write reaches the agent at once: server-sent events stream
 		ErrorHandler: func(w http.ResponseWriter, r *http.Request, err error) {
+			// the reason without the URL, which may hold a key
+			why := err.Error()
+			if ue := (*url.Error)(nil); errors.As(err, &ue) {
+				why = ue.Err.Error()
+			}
 			if req := requestOf(r); req != nil {
-				p.note(req, "forwarding failed: "+err.Error())
+				p.note(req, "forwarding failed: "+why)
 			}
 			if errors.Is(err, context.Canceled) {
 				return
 			}
-			http.Error(w, "ctx observe: the upstream "+up.Redacted()+" failed: "+err.Error(), http.StatusBadGateway)
+			http.Error(w, "ctx observe: the upstream "+shown+" failed: "+why, http.StatusBadGateway)
 		},
 		ModifyResponse: func(resp *http.Response) error {
 			if req := requestOf(resp.Request); req != nil {
@@ -141,9 +152,36 @@ func requestOf(r *http.Request) *Request {
 	return req
 }
 
+// mergeQuery is the query of a forwarded request: the agent's own, and
+// the parameters of the upstream's URL (Azure's api-version) that it does
+// not set itself.
+func mergeQuery(in, up string) string {
+	if up == "" {
+		return in
+	}
+	has := map[string]bool{}
+	split := func(q string) []string { return strings.FieldsFunc(q, func(r rune) bool { return r == '&' || r == ';' }) }
+	for _, part := range split(in) {
+		name, _, _ := strings.Cut(part, "=")
+		has[name] = true
+	}
+	out := in
+	for _, part := range split(up) {
+		if name, _, _ := strings.Cut(part, "="); !has[name] {
+			if out != "" {
+				out += "&"
+			}
+			out += part
+		}
+	}
+	return out
+}
+
 // ServeHTTP records the request and forwards it (or answers it, in mock
 // mode). The request is attributed after its response, never in its way.
 func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	// counted before anything else, so that Requests waits for it
+	p.wg.Add(1)
 	p.mu.Lock()
 	p.seq++
 	req := &Request{Seq: p.seq, Method: r.Method, Path: cleanPath(r.URL), API: apiOf(r.URL.Path),
@@ -154,34 +192,65 @@ func (p *Proxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, err := io.ReadAll(io.LimitReader(r.Body, p.o.MaxBody+1))
 	if err != nil {
 		p.note(req, "reading the request failed: "+err.Error())
+		p.wg.Done()
 		http.Error(w, "ctx observe: reading the request failed", http.StatusBadRequest)
 		return
 	}
 	whole := int64(len(body)) <= p.o.MaxBody
+	var rest *counter // what follows a body over the limit, counted as it passes
 	if whole {
 		r.Body = io.NopCloser(bytes.NewReader(body))
 	} else {
+		rest = &counter{r: r.Body}
 		r.Body = struct {
 			io.Reader
 			io.Closer
-		}{io.MultiReader(bytes.NewReader(body), r.Body), r.Body}
+		}{io.MultiReader(bytes.NewReader(body), rest), r.Body}
 	}
 	// the request is attributed once its response has reached the agent,
 	// so that the attribution never delays it
-	p.wg.Add(1)
 	encoding, length := r.Header.Get("Content-Encoding"), r.ContentLength
-	defer func() { go p.attributeLater(req, encoding, body, whole, length) }()
+	defer func() { go p.attributeLater(req, encoding, body, whole, length, rest) }()
 	if p.o.Mock {
 		status := p.mock(w, r, body)
 		p.setStatus(req, status)
+		if rest != nil {
+			// the rest of a body over the limit, read to know its size
+			_, _ = io.CopyN(io.Discard, r.Body, maxDrained)
+		}
 		return
 	}
 	p.rp.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), requestKey{}, req)))
 }
 
+// maxDrained bounds what the mock reads of a body over the limit to know
+// its size.
+const maxDrained = 1 << 30
+
+// counter counts the bytes read from r, and whether it was read to its
+// end (in the transport's goroutine; read once the response is out).
+type counter struct {
+	r   io.Reader
+	n   atomic.Int64
+	eof atomic.Bool
+}
+
+func (c *counter) Read(b []byte) (int, error) {
+	n, err := c.r.Read(b)
+	c.n.Add(int64(n))
+	if err == io.EOF {
+		c.eof.Store(true)
+	}
+	return n, err
+}
+
+// moreThan starts the note of a body over the limit whose size is not
+// known: "a body of more than N bytes, ...".
+const moreThan = "a body of more than "
+
 // attributeLater attributes a request whose response is out (in a
 // goroutine of its own: the response ends when the handler returns).
-func (p *Proxy) attributeLater(req *Request, encoding string, body []byte, whole bool, length int64) {
+func (p *Proxy) attributeLater(req *Request, encoding string, body []byte, whole bool, length int64, rest *counter) {
 	defer p.wg.Done()
 	defer func() {
 		// a bug of the attribution never ends the agent's session
@@ -189,18 +258,27 @@ func (p *Proxy) attributeLater(req *Request, encoding string, body []byte, whole
 			p.note(req, fmt.Sprintf("attribution failed (a bug in ctx): %v", v))
 		}
 	}()
-	p.attribute(req, encoding, body, whole, length)
+	p.attribute(req, encoding, body, whole, length, rest)
 }
 
 // attribute cuts the body into segments.
-func (p *Proxy) attribute(req *Request, encoding string, body []byte, whole bool, length int64) {
+func (p *Proxy) attribute(req *Request, encoding string, body []byte, whole bool, length int64, rest *counter) {
 	var notes []string
 	if !whole {
-		size := fmt.Sprint(length)
-		if length < 0 {
-			size = "more than " + fmt.Sprint(p.o.MaxBody)
+		if length < 0 && rest != nil {
+			// sent chunked: its size is what was read of it, all of it
+			// when it was read to its end
+			length = int64(len(body)) + rest.n.Load()
+			if !rest.eof.Load() {
+				length = -length
+			}
 		}
-		notes = append(notes, fmt.Sprintf("a body of %s bytes, over the %d the proxy attributes: recorded by its size", size, p.o.MaxBody))
+		note := fmt.Sprintf("a body of %d bytes, over the %d the proxy attributes: recorded by its size", length, p.o.MaxBody)
+		if length < 0 {
+			length = -length
+			note = fmt.Sprintf(moreThan+"%d bytes (not read to its end), over the %d the proxy attributes: recorded by what was read of it", length-1, p.o.MaxBody)
+		}
+		notes = append(notes, note)
 		p.mu.Lock()
 		req.Bytes = int(max(length, int64(len(body))))
 		req.Segments = []Segment{{Kind: KindFraming, Bytes: req.Bytes}}

@@ -323,6 +323,9 @@ func TestProxyRecordsNoCredential(t *testing.T) {
 	}
 	for i, r := range got {
 		_, query, _ := strings.Cut(paths[i], "?")
+		if i == 3 {
+			query += "&key=SECRET8" // the upstream's own parameter, which the request does not set
+		}
 		if r.header.Get("Authorization") != "Bearer SECRET1" || r.header.Get("x-api-key") != "SECRET2" ||
 			r.header.Get("x-goog-api-key") != "SECRET3" || r.rawQuery != query {
 			t.Errorf("request %d: the upstream got headers %v query %q", i, r.header, r.rawQuery)
@@ -504,7 +507,8 @@ func TestProxyMaxBody(t *testing.T) {
 	}{
 		{"over, with its length", 1024, len(body), "a body of 5000 bytes, over the 1024 the proxy attributes: recorded by its size", false},
 		{"over by a byte", int64(len(body)) - 1, len(body), "a body of 5000 bytes, over the 4999", false},
-		{"over, of no length given", 1024, 1025, "a body of more than 1024 bytes, over the 1024", true},
+		// sent chunked: counted as it passes
+		{"over, of no length given", 1024, len(body), "a body of 5000 bytes, over the 1024 the proxy attributes", true},
 		{"at the limit", int64(len(body)), len(body), "", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -547,6 +551,169 @@ func TestProxyMaxBody(t *testing.T) {
 	}
 }
 
+// partialTransport reads the first n bytes of a request's body, and
+// answers without reading the rest.
+type partialTransport struct{ n int64 }
+
+func (p partialTransport) RoundTrip(r *http.Request) (*http.Response, error) {
+	io.CopyN(io.Discard, r.Body, p.n)
+	return &http.Response{StatusCode: http.StatusOK, Header: http.Header{}, Body: io.NopCloser(strings.NewReader("ok")), Request: r}, nil
+}
+
+// TestProxyMaxBodyChunked: a body over the limit with no length is
+// recorded by its size, counted as it passes: all of it, in mock mode
+// too; when the upstream does not read it to its end, "more than" what
+// was read, in the note and the summary.
+func TestProxyMaxBodyChunked(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789"), 500)
+	for _, tc := range []struct {
+		name    string
+		o       Options
+		bytes   int
+		note    string
+		summary string
+	}{
+		{"mock", Options{Mock: true, MaxBody: 1024}, len(body), "a body of 5000 bytes, over the 1024", "sent 5,000 bytes"},
+		{"an upstream that stops reading", Options{Upstream: "http://upstream.invalid", Transport: partialTransport{2000}, MaxBody: 1024}, 2000,
+			"a body of more than 1999 bytes (not read to its end)", "sent more than 1,999 bytes"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := newProxyServer(t, tc.o)
+			req, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/v1/messages", io.MultiReader(bytes.NewReader(body)))
+			resp, err := s.client.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+			reqs := s.requests()
+			if len(reqs) != 1 || reqs[0].Bytes != tc.bytes || len(reqs[0].Notes) != 1 || !strings.HasPrefix(reqs[0].Notes[0], tc.note) {
+				t.Fatalf("recorded %+v, want %d bytes and a note %q", reqs, tc.bytes, tc.note)
+			}
+			var b bytes.Buffer
+			if err := WriteSummary(&b, &Record{Mode: ModeMock, Requests: reqs}, SummaryOptions{}); err != nil || !strings.Contains(b.String(), tc.summary) {
+				t.Errorf("summary %v:\n%s\nwant %q", err, b.String(), tc.summary)
+			}
+		})
+	}
+}
+
+// TestProxyPassesHeadersAndEncoding: pass-through changes neither the
+// request's headers (but for those of one hop) nor the answer's
+// encoding: the proxy adds no Accept-Encoding of its own and decompresses
+// nothing; the agent gets the upstream's Content-Encoding and bytes.
+func TestProxyPassesHeadersAndEncoding(t *testing.T) {
+	reply := gzipped(t, []byte(`data: {"type":"message_stop"}`+"\n\n"))
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Encoding", "gzip")
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(reply)
+	})
+	s := newProxyServer(t, Options{Agent: Claude, Upstream: up.srv.URL})
+	for _, accept := range []string{"", "gzip, br"} {
+		sent := map[string]string{"User-Agent": "claude-cli/2.1.328 (external, cli)", "X-Api-Key": "sk-ant-x", "Content-Type": "application/json",
+			"Anthropic-Version": "2023-06-01", "X-Stainless-Retry-Count": "0", "Te": "trailers"} // TE: trailers is forwarded, as httputil does
+		if accept != "" {
+			sent["Accept-Encoding"] = accept
+		}
+		hop := map[string]string{"Connection": "X-Private, keep-alive", "X-Private": "one hop", "Keep-Alive": "timeout=5", "Proxy-Authorization": "Basic x"}
+		all := map[string]string{}
+		for k, v := range sent {
+			all[k] = v
+		}
+		for k, v := range hop {
+			all[k] = v
+		}
+		body := []byte(`{"model":"m","messages":[{"role":"user","content":"hi"}]}`)
+		resp, got := s.do(t, http.MethodPost, "/v1/messages", body, all)
+		if resp.Header.Get("Content-Encoding") != "gzip" || !bytes.Equal(got, reply) {
+			t.Errorf("Accept-Encoding %q: the agent got Content-Encoding %q and %q, want gzip and the upstream's bytes", accept, resp.Header.Get("Content-Encoding"), got)
+		}
+		ups := up.requests()
+		h := ups[len(ups)-1].header
+		want := http.Header{"Content-Length": {fmt.Sprint(len(body))}}
+		for k, v := range sent {
+			want.Set(k, v)
+		}
+		if fmt.Sprint(h) != fmt.Sprint(want) {
+			t.Errorf("Accept-Encoding %q: the upstream got\n  %v\nwant\n  %v", accept, h, want)
+		}
+	}
+	s.requests()
+}
+
+// TestProxyUpstreamQuery: the upstream's own query parameters (Azure's
+// api-version) are forwarded with the agent's, which win.
+func TestProxyUpstreamQuery(t *testing.T) {
+	up := newUpstream(t, func(w http.ResponseWriter, r *http.Request) { io.WriteString(w, "{}") })
+	s := newProxyServer(t, Options{Agent: Codex, Upstream: up.srv.URL + "/openai?api-version=2025-04-01-preview&deployment=d", Prefix: "/v1"})
+	for _, tc := range []struct{ path, want string }{
+		{"/v1/responses", "api-version=2025-04-01-preview&deployment=d"},
+		{"/v1/responses?stream=true", "stream=true&api-version=2025-04-01-preview&deployment=d"},
+		{"/v1/responses?api-version=1", "api-version=1&deployment=d"},
+	} {
+		s.do(t, http.MethodPost, tc.path, []byte(`{}`), nil)
+		ups := up.requests()
+		if r := ups[len(ups)-1]; r.path != "/openai/responses" || r.rawQuery != tc.want {
+			t.Errorf("%s: the upstream got %s?%s, want /openai/responses?%s", tc.path, r.path, r.rawQuery, tc.want)
+		}
+	}
+	s.requests()
+}
+
+// TestProxyRequestsWaitsForBody: Requests waits for a request whose body
+// is still being read (its wait counts the request from the start of the
+// handler), and returns it attributed.
+func TestProxyRequestsWaitsForBody(t *testing.T) {
+	s := newProxyServer(t, Options{Agent: Claude, Mock: true})
+	pr, pw := io.Pipe()
+	defer pw.Close() // the handler ends, so that the server can close
+	sent := make(chan error, 1)
+	go func() {
+		req, _ := http.NewRequest(http.MethodPost, s.srv.URL+"/v1/messages", pr)
+		resp, err := s.client.Do(req)
+		if err == nil {
+			io.Copy(io.Discard, resp.Body)
+			resp.Body.Close()
+		}
+		sent <- err
+	}()
+	io.WriteString(pw, `{"model":"m","messages":[{"role":"user",`)
+	testwait.Until(t, "the proxy reads the request", func() bool {
+		s.p.mu.Lock()
+		defer s.p.mu.Unlock()
+		return len(s.p.reqs) == 1
+	})
+	got := make(chan []Request, 1)
+	go func() { got <- s.p.Requests() }()
+	// Requests waits (or returned at once: the bug)
+	returned := false
+	testwait.Until(t, "Requests waits for the request", func() bool {
+		select {
+		case r := <-got:
+			got <- r
+			returned = true
+			return true
+		default:
+		}
+		g := testwait.Goroutines()
+		return strings.Contains(g, "observe.(*Proxy).Requests") && strings.Contains(g, "sync.(*WaitGroup).Wait")
+	})
+	if returned {
+		t.Fatal("Requests returned while the body of a request was being read")
+	}
+	io.WriteString(pw, `"content":"hi"}]}`)
+	pw.Close()
+	if err := testwait.Recv(t, sent, "the response"); err != nil {
+		t.Fatal(err)
+	}
+	reqs := testwait.Recv(t, got, "Requests")
+	if len(reqs) != 1 || len(reqs[0].Segments) == 0 || reqs[0].Status != http.StatusOK {
+		t.Errorf("Requests returned %+v, want the request attributed", reqs)
+	}
+	s.srv.Close()
+}
+
 // flakyTransport fails its first round trip.
 type flakyTransport struct {
 	mu     sync.Mutex
@@ -582,6 +749,19 @@ func TestProxyUpstreamDown(t *testing.T) {
 		}
 		if want := "ctx observe: the upstream " + down + " failed: "; !strings.HasPrefix(string(body), want) || !strings.Contains(string(body), "refused") {
 			t.Errorf("request %d: %q, want it to start with %q and say why", i, body, want)
+		}
+	}
+	// the upstream's user information and query stay out of the message
+	// the agent prints
+	secret := newProxyServer(t, Options{Upstream: strings.Replace(down, "http://", "http://bob:PASSW0RD@", 1) + "/base?key=QUERYSECRET"})
+	resp, body := secret.do(t, http.MethodPost, "/v1/messages", []byte(`{}`), nil)
+	if want := "ctx observe: the upstream " + down + "/base failed: "; resp.StatusCode != http.StatusBadGateway || !strings.HasPrefix(string(body), want) ||
+		strings.Contains(string(body), "PASSW0RD") || strings.Contains(string(body), "QUERYSECRET") || strings.Contains(string(body), "bob") {
+		t.Errorf("%d %q, want it to start with %q", resp.StatusCode, body, want)
+	}
+	for _, q := range secret.requests() {
+		if n := strings.Join(q.Notes, " "); strings.Contains(n, "SECRET") || strings.Contains(n, "PASSW0RD") {
+			t.Errorf("notes %q", n)
 		}
 	}
 	reqs := s.requests()

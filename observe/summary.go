@@ -52,12 +52,26 @@ func WriteSummary(w io.Writer, r *Record, o SummaryOptions) error {
 	if who == "" {
 		who = clean(agent)
 	}
-	fmt.Fprintf(w, "The turn (request %d, %s %s, model %s) sent %s bytes, %s tokens (%s)", turn.Seq, turn.Method, clean(cutPath(turn.Path)),
-		orNone(clean(turn.Model)), display.Int(turn.Bytes), display.Int(turn.Tokens), r.Estimator)
-	if turn.InputTokens != nil {
-		fmt.Fprintf(w, "; the provider counted %s input tokens", display.Int(*turn.InputTokens))
+	// the prose wraps to the width, as the tables fit it
+	prose := func(format string, args ...any) {
+		line := fmt.Sprintf(format, args...)
+		if o.Width > 0 {
+			line = table.WrapText(line, o.Width)
+		}
+		fmt.Fprintln(w, line)
 	}
-	fmt.Fprintf(w, ", from %s.\n", who)
+	size := display.Int(turn.Bytes) + " bytes"
+	for _, n := range turn.Notes {
+		if strings.HasPrefix(n, moreThan) && turn.Bytes > 0 {
+			size = "more than " + display.Int(turn.Bytes-1) + " bytes" // a body not read to its end
+		}
+	}
+	line := fmt.Sprintf("The turn (request %d, %s %s, model %s) sent %s, %s tokens (%s)", turn.Seq, turn.Method, clean(cutPath(turn.Path)),
+		orNone(clean(turn.Model)), size, display.Int(turn.Tokens), r.Estimator)
+	if turn.InputTokens != nil {
+		line += fmt.Sprintf("; the provider counted %s input tokens", display.Int(*turn.InputTokens))
+	}
+	prose("%s, from %s.", line, who)
 	var rows [][]string
 	for _, t := range turn.Totals() {
 		n := 0
@@ -73,35 +87,37 @@ func WriteSummary(w io.Writer, r *Record, o SummaryOptions) error {
 		rows = append(rows, []string{label, display.Int(t.Bytes), display.Int(t.Tokens), share(t.Bytes, turn.Bytes), names(turn, t.Kind, o)})
 	}
 	rows = append(rows, []string{"total", display.Int(turn.Bytes), display.Int(turn.Tokens), "100%", ""})
-	cols := []table.Column{{Header: "segment"}, {Header: "bytes", Align: table.Right}, {Header: "tokens", Align: table.Right},
-		{Header: "share", Align: table.Right}, {Header: "what", Fit: table.FitWrap, Min: 12}}
+	// the names give up width first, then the labels (down to a word)
+	cols := []table.Column{{Header: "segment", Fit: table.FitWrap, Min: 8, Rank: 1}, {Header: "bytes", Align: table.Right},
+		{Header: "tokens", Align: table.Right}, {Header: "share", Align: table.Right}, {Header: "what", Fit: table.FitWrap, Min: 8}}
 	if err := table.WriteFitted(w, cols, rows, o.Width); err != nil {
 		return err
 	}
 	for _, n := range turn.Notes {
-		fmt.Fprintf(w, "note: %s\n", clean(n))
+		prose("note: %s", clean(n))
 	}
 	if c := r.Comparison; c != nil {
 		checked := ""
 		if c.Checked != "" {
 			checked = ", checked against " + c.Checked
 		}
-		fmt.Fprintf(w, "\nPredicted by ctx (profile %s%s) against what was sent:\n", clean(c.Profile), checked)
+		fmt.Fprintln(w)
+		prose("Predicted by ctx (profile %s%s) against what was sent:", clean(c.Profile), checked)
 		var rows [][]string
 		for _, f := range c.Files {
 			rows = append(rows, []string{display.Rel(f.Path, o.Dir, o.Home), clean(f.Predicted), clean(f.Sent), strings.ReplaceAll(f.Outcome, "_", " ")})
 		}
 		if len(rows) == 0 {
 			fmt.Fprintln(w, "No instruction file predicted, none sent.")
-		} else if err := table.WriteFitted(w, []table.Column{{Header: "file", Fit: table.FitCutPath, Min: 16},
-			{Header: "predicted", Fit: table.FitWrap, Min: 9}, {Header: "sent", Fit: table.FitWrap, Min: 8}, {Header: "outcome", Fit: table.FitWrap, Min: 7}},
+		} else if err := table.WriteFitted(w, []table.Column{{Header: "file", Fit: table.FitCutPath, Min: 10},
+			{Header: "predicted", Fit: table.FitWrap, Min: 9}, {Header: "sent", Fit: table.FitWrap, Min: 8}, {Header: "outcome", Fit: table.FitWrap, Min: 9}},
 			rows, o.Width); err != nil {
 			return err
 		}
 		if c.Differs {
-			fmt.Fprintln(w, "The prediction differs from what the agent sent.")
+			prose("The prediction differs from what the agent sent.")
 		} else {
-			fmt.Fprintln(w, "The prediction matches what the agent sent.")
+			prose("The prediction matches what the agent sent.")
 		}
 	}
 	return nil

@@ -31,9 +31,19 @@ func ParseAgent(s string) (Agent, error) {
 }
 
 // Recognise returns the agent a command runs, from the name of its program
-// (claude, codex, gemini, with or without a path or .exe), or "".
+// (claude, codex, gemini, with or without a path, / or \, and with or
+// without .exe or the .cmd and .bat shims npm installs on Windows), or "".
 func Recognise(program string) Agent {
-	name := strings.TrimSuffix(strings.ToLower(filepath.Base(program)), ".exe")
+	name := strings.ToLower(filepath.Base(program))
+	if i := strings.LastIndexAny(name, `/\`); i >= 0 {
+		name = name[i+1:]
+	}
+	for _, ext := range []string{".exe", ".cmd", ".bat"} {
+		if n, ok := strings.CutSuffix(name, ext); ok {
+			name = n
+			break
+		}
+	}
 	for _, a := range Agents() {
 		if name == string(a) {
 			return a
@@ -96,12 +106,30 @@ func (a Agent) DefaultUpstream(getenv func(string) string) string {
 const codexProvider = "ctx-observe"
 
 // Launch returns the arguments and environment that point the command of
-// agent a at the proxy's base URL: the agent's base-URL variable, and for
-// Codex a model provider given with -c right after the program name
-// (wire_api responses; the user's API key, or their ChatGPT sign-in when
-// there is no key). In mock mode the agent's key is set to a dummy when it
-// is empty, so that the agent starts without one.
+// agent a at the proxy's base URL: [LaunchWith] with Codex's built-in
+// provider and no --settings of the user's read.
 func Launch(a Agent, base string, args, env []string, mock bool) ([]string, []string) {
+	out, env, err := LaunchWith(a, base, args, env, mock, nil)
+	if err != nil {
+		return args, env
+	}
+	return out, env
+}
+
+// LaunchWith returns the arguments and environment that point the command
+// of agent a at the proxy's base URL:
+//   - Claude Code: ANTHROPIC_BASE_URL, and the same in --settings right
+//     after the program's name (or merged into the user's last --settings),
+//     which Claude Code applies over the env of its settings files;
+//   - Gemini CLI: GOOGLE_GEMINI_BASE_URL;
+//   - Codex: a model provider given with -c right after the program's name,
+//     with the wire API, key variable, query parameters and headers of cp
+//     (the user's own provider; nil is the built-in one): the user's API
+//     key, or their ChatGPT sign-in.
+//
+// In mock mode the agent's key is set to a dummy when it is empty, so that
+// the agent starts without one.
+func LaunchWith(a Agent, base string, args, env []string, mock bool, cp *CodexProvider) ([]string, []string, error) {
 	get := func(k string) string {
 		for i := len(env) - 1; i >= 0; i-- {
 			if v, ok := strings.CutPrefix(env[i], k+"="); ok {
@@ -111,23 +139,66 @@ func Launch(a Agent, base string, args, env []string, mock bool) ([]string, []st
 		return ""
 	}
 	env = append([]string(nil), env...)
-	if mock && a.KeyVar() != "" && get(a.KeyVar()) == "" {
-		env = append(env, a.KeyVar()+"=ctx-observe-mock")
+	if cp == nil {
+		cp = &CodexProvider{ID: "openai", WireAPI: "responses", EnvKey: "OPENAI_API_KEY", ChatGPT: !mock && get("OPENAI_API_KEY") == ""}
+	}
+	key := a.KeyVar()
+	if a == Codex && cp.EnvKey != "" {
+		key = cp.EnvKey
+	}
+	if mock && key != "" && get(key) == "" {
+		env = append(env, key+"=ctx-observe-mock")
 	}
 	switch a {
-	case Claude, Gemini:
+	case Claude:
 		env = append(env, a.BaseURLVar()+"="+base)
-		return args, env
+		out, err := claudeSettings(args, base)
+		return out, env, err
+	case Gemini:
+		env = append(env, a.BaseURLVar()+"="+base)
+		return args, env, nil
 	case Codex:
-		auth := `env_key="OPENAI_API_KEY"`
-		if !mock && get("OPENAI_API_KEY") == "" {
-			auth = "requires_openai_auth=true"
+		fields := []string{`name="ctx observe"`, "base_url=" + tomlString(base+"/v1"), "wire_api=" + tomlString(cp.WireAPI)}
+		switch {
+		case mock:
+			if key == "" {
+				key = "OPENAI_API_KEY"
+				if get(key) == "" {
+					env = append(env, key+"=ctx-observe-mock")
+				}
+			}
+			fields = append(fields, "env_key="+tomlString(key))
+		case cp.ChatGPT:
+			fields = append(fields, "requires_openai_auth=true")
+		case cp.EnvKey != "":
+			fields = append(fields, "env_key="+tomlString(cp.EnvKey))
 		}
-		provider := fmt.Sprintf(`model_providers.%s={name="ctx observe",base_url=%q,wire_api="responses",%s}`, codexProvider, base+"/v1", auth)
-		out := append([]string{args[0], "-c", provider, "-c", "model_provider=" + codexProvider}, args[1:]...)
-		return out, env
+		if len(cp.QueryParams) > 0 {
+			fields = append(fields, "query_params="+tomlTable(cp.QueryParams))
+		}
+		if len(cp.HTTPHeaders) > 0 {
+			fields = append(fields, "http_headers="+tomlTable(cp.HTTPHeaders))
+		}
+		if len(cp.EnvHTTPHeaders) > 0 {
+			fields = append(fields, "env_http_headers="+tomlTable(cp.EnvHTTPHeaders))
+		}
+		provider := "model_providers." + codexProvider + "={" + strings.Join(fields, ",") + "}"
+		// the user's own choice of provider (resolved into cp) would
+		// override ctx's: it is left out
+		var rest []string
+		for i := 1; i < len(args); i++ {
+			switch a := args[i]; {
+			case (a == "-c" || a == "--config") && i+1 < len(args) && strings.HasPrefix(args[i+1], "model_provider="):
+				i++
+			case a == "--oss":
+			default:
+				rest = append(rest, a)
+			}
+		}
+		out := append([]string{args[0], "-c", provider, "-c", "model_provider=" + codexProvider}, rest...)
+		return out, env, nil
 	}
-	return args, env
+	return args, env, nil
 }
 
 // clientRe finds the agent and version in a User-Agent header:

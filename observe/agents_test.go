@@ -297,10 +297,13 @@ func agentProgram(t *testing.T, a observe.Agent) string {
 	t.Helper()
 	name := runs[a].args[0]
 	if d := os.Getenv("CTX_AGENTS_DIR"); d != "" {
+		// .ci/run installed the pinned agents there: one missing is a
+		// failure, not a reason to skip
 		p := filepath.Join(d, name)
-		if _, err := os.Stat(p); err == nil {
-			return p
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("CTX_AGENTS_DIR=%s has no %s: %v", d, name, err)
 		}
+		return p
 	}
 	p, err := exec.LookPath(name)
 	if err != nil {
@@ -311,20 +314,31 @@ func agentProgram(t *testing.T, a observe.Agent) string {
 
 var seenVersions sync.Map // program → its --version
 
-// checkVersion skips the test unless the program is the pinned version.
+// checkVersion skips the test unless the program is the pinned version;
+// with CTX_AGENTS_DIR set (the pinned agents installed) it fails instead.
 func checkVersion(t *testing.T, a observe.Agent, program, version string) {
 	t.Helper()
 	v, ok := seenVersions.Load(program)
 	if !ok {
 		out, err := exec.Command(program, "--version").CombinedOutput()
 		if err != nil {
-			t.Skipf("%s --version: %v %s", program, err, out)
+			skipOrFail(t, "%s --version: %v %s", program, err, out)
 		}
 		v, _ = seenVersions.LoadOrStore(program, string(out))
 	}
 	if !strings.Contains(v.(string), version) {
-		t.Skipf("%s is %q, not the pinned %s", program, strings.TrimSpace(v.(string)), version)
+		skipOrFail(t, "%s is %q, not the pinned %s", program, strings.TrimSpace(v.(string)), version)
 	}
+}
+
+// skipOrFail skips the test, or fails it when CTX_AGENTS_DIR says the
+// pinned agents were installed.
+func skipOrFail(t *testing.T, format string, args ...any) {
+	t.Helper()
+	if os.Getenv("CTX_AGENTS_DIR") != "" {
+		t.Fatalf(format, args...)
+	}
+	t.Skipf(format, args...)
 }
 
 // TestRealAgents runs each pinned agent on each fixture through observe in

@@ -24,6 +24,10 @@ func (p *Proxy) mock(w http.ResponseWriter, r *http.Request, body []byte) int {
 	}
 	_ = json.Unmarshal(body, &req)
 	tokens := p.o.Estimator.Tokens(body)
+	reply := MockReply
+	if j, ok := mockJSONReply(body); ok {
+		reply = j
+	}
 	path := r.URL.Path
 	switch apiOf(path) {
 	case APICountTokens:
@@ -36,7 +40,7 @@ func (p *Proxy) mock(w http.ResponseWriter, r *http.Request, body []byte) int {
 			"content": []any{}, "stop_reason": nil, "stop_sequence": nil,
 			"usage": map[string]any{"input_tokens": tokens, "output_tokens": 0}}
 		if !req.Stream {
-			msg["content"] = []any{map[string]any{"type": "text", "text": MockReply}}
+			msg["content"] = []any{map[string]any{"type": "text", "text": reply}}
 			msg["stop_reason"] = "end_turn"
 			msg["usage"] = map[string]any{"input_tokens": tokens, "output_tokens": 1}
 			return writeJSON(w, msg)
@@ -44,14 +48,14 @@ func (p *Proxy) mock(w http.ResponseWriter, r *http.Request, body []byte) int {
 		return writeEvents(w, true, []any{
 			map[string]any{"type": "message_start", "message": msg},
 			map[string]any{"type": "content_block_start", "index": 0, "content_block": map[string]any{"type": "text", "text": ""}},
-			map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": MockReply}},
+			map[string]any{"type": "content_block_delta", "index": 0, "delta": map[string]any{"type": "text_delta", "text": reply}},
 			map[string]any{"type": "content_block_stop", "index": 0},
 			map[string]any{"type": "message_delta", "delta": map[string]any{"stop_reason": "end_turn", "stop_sequence": nil}, "usage": map[string]any{"output_tokens": 1}},
 			map[string]any{"type": "message_stop"},
 		})
 	case APIResponses:
 		item := map[string]any{"type": "message", "id": "msg_ctx_observe", "status": "completed", "role": "assistant",
-			"content": []any{map[string]any{"type": "output_text", "text": MockReply, "annotations": []any{}}}}
+			"content": []any{map[string]any{"type": "output_text", "text": reply, "annotations": []any{}}}}
 		usage := map[string]any{"input_tokens": tokens, "output_tokens": 1, "total_tokens": tokens + 1,
 			"input_tokens_details": map[string]any{"cached_tokens": 0}, "output_tokens_details": map[string]any{"reasoning_tokens": 0}}
 		done := map[string]any{"id": "resp_ctx_observe", "object": "response", "status": "completed", "model": req.Model,
@@ -63,8 +67,8 @@ func (p *Proxy) mock(w http.ResponseWriter, r *http.Request, body []byte) int {
 			map[string]any{"type": "response.created", "response": map[string]any{"id": "resp_ctx_observe", "object": "response", "status": "in_progress", "model": req.Model, "output": []any{}}},
 			map[string]any{"type": "response.output_item.added", "output_index": 0, "item": map[string]any{"type": "message", "id": "msg_ctx_observe", "status": "in_progress", "role": "assistant", "content": []any{}}},
 			map[string]any{"type": "response.content_part.added", "item_id": "msg_ctx_observe", "output_index": 0, "content_index": 0, "part": map[string]any{"type": "output_text", "text": "", "annotations": []any{}}},
-			map[string]any{"type": "response.output_text.delta", "item_id": "msg_ctx_observe", "output_index": 0, "content_index": 0, "delta": MockReply},
-			map[string]any{"type": "response.output_text.done", "item_id": "msg_ctx_observe", "output_index": 0, "content_index": 0, "text": MockReply},
+			map[string]any{"type": "response.output_text.delta", "item_id": "msg_ctx_observe", "output_index": 0, "content_index": 0, "delta": reply},
+			map[string]any{"type": "response.output_text.done", "item_id": "msg_ctx_observe", "output_index": 0, "content_index": 0, "text": reply},
 			map[string]any{"type": "response.output_item.done", "output_index": 0, "item": item},
 			map[string]any{"type": "response.completed", "response": done},
 		})
@@ -72,7 +76,7 @@ func (p *Proxy) mock(w http.ResponseWriter, r *http.Request, body []byte) int {
 		usage := map[string]any{"prompt_tokens": tokens, "completion_tokens": 1, "total_tokens": tokens + 1}
 		if !req.Stream {
 			return writeJSON(w, map[string]any{"id": "chatcmpl-ctx-observe", "object": "chat.completion", "model": req.Model,
-				"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": MockReply}, "finish_reason": "stop"}},
+				"choices": []any{map[string]any{"index": 0, "message": map[string]any{"role": "assistant", "content": reply}, "finish_reason": "stop"}},
 				"usage":   usage})
 		}
 		chunk := func(delta map[string]any, finish any) map[string]any {
@@ -81,12 +85,12 @@ func (p *Proxy) mock(w http.ResponseWriter, r *http.Request, body []byte) int {
 		}
 		last := chunk(map[string]any{}, "stop")
 		last["usage"] = usage
-		status := writeEvents(w, false, []any{chunk(map[string]any{"role": "assistant", "content": MockReply}, nil), last})
+		status := writeEvents(w, false, []any{chunk(map[string]any{"role": "assistant", "content": reply}, nil), last})
 		fmt.Fprint(w, "data: [DONE]\n\n")
 		return status
 	case APIGenerateContent:
 		resp := map[string]any{
-			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": MockReply}}}, "finishReason": "STOP", "index": 0}},
+			"candidates":    []any{map[string]any{"content": map[string]any{"role": "model", "parts": []any{map[string]any{"text": reply}}}, "finishReason": "STOP", "index": 0}},
 			"usageMetadata": map[string]any{"promptTokenCount": tokens, "candidatesTokenCount": 1, "totalTokenCount": tokens + 1},
 			"modelVersion":  modelOfPath(path),
 		}

@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"net/http/httputil"
 	"net/url"
+	"os"
 	"sort"
 	"strings"
 	"sync"
@@ -160,7 +161,9 @@ func mergeQuery(in, up string) string {
 		return in
 	}
 	has := map[string]bool{}
-	split := func(q string) []string { return strings.FieldsFunc(q, func(r rune) bool { return r == '&' || r == ';' }) }
+	split := func(q string) []string {
+		return strings.FieldsFunc(q, func(r rune) bool { return r == '&' || r == ';' })
+	}
 	for _, part := range split(in) {
 		name, _, _ := strings.Cut(part, "=")
 		has[name] = true
@@ -442,8 +445,25 @@ func (k *keeper) finish() {
 
 // Requests waits for the requests received so far to be attributed and
 // returns copies of them, in the order they arrived.
-func (p *Proxy) Requests() []Request {
-	p.wg.Wait()
+func (p *Proxy) Requests() []Request { return p.RequestsUntil(nil) }
+
+// RequestsUntil is Requests, except that a value on stop ends the wait:
+// the requests whose attribution had not ended are returned as they are,
+// with a note saying so.
+func (p *Proxy) RequestsUntil(stop <-chan os.Signal) []Request {
+	done := make(chan struct{})
+	go func() { p.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-stop:
+		p.mu.Lock()
+		for _, r := range p.reqs {
+			if r.Segments == nil {
+				r.Notes = append(r.Notes, "interrupted before its attribution ended")
+			}
+		}
+		p.mu.Unlock()
+	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	out := make([]Request, len(p.reqs))

@@ -29,8 +29,10 @@ type Record struct {
 	Upstream string `json:"upstream,omitempty"`
 	// Dir is the working directory the agent was started in.
 	Dir string `json:"dir"`
-	// Command is the command that was run, its arguments included; empty
-	// when the proxy served a program started elsewhere.
+	// Command is the command that was run by its shape: the program, its
+	// flags and its short words as they are, any other argument (a prompt,
+	// a setting, a token) as "<N bytes, blake3 PREFIX>"; empty when the
+	// proxy served a program started elsewhere.
 	Command []string `json:"command,omitempty"`
 	// Estimator counts the tokens of the segments.
 	Estimator string    `json:"estimator"`
@@ -204,14 +206,16 @@ func ReadFile(path string, max int64, validate func([]byte) error) (*Record, err
 
 // Turn returns the request that carries the agent's turn: the first
 // request to the model (messages, responses, chat_completions or
-// generate_content) that holds the agent's context (a tool's schema, an
-// instruction or memory file). An agent may send a small request first,
-// to name the session or check its quota; and its later requests carry
-// the files it loaded since (a subfolder's, once it worked there), which
-// are not expected at the start of a session. When no request holds
-// context, the largest request to the model; nil when there is none.
+// generate_content) with tool schemas, which the agent's own loop always
+// sends; else the first that holds an instruction or memory file; else
+// the largest request to the model; nil when there is none. An agent may
+// ask its model something first (to name the session, or, as Gemini CLI
+// does, to route the turn by a classifier's answer, with the context but
+// no tools); and its later requests carry the files it loaded since (a
+// subfolder's, once it worked there), which are not expected at the start
+// of a session.
 func (r *Record) Turn() *Request {
-	var largest *Request
+	var largest, withFiles *Request
 	for i := range r.Requests {
 		q := &r.Requests[i]
 		switch q.API {
@@ -221,13 +225,20 @@ func (r *Record) Turn() *Request {
 		}
 		for _, s := range q.Segments {
 			switch s.Kind {
-			case KindTool, KindMCPTools, KindInstruction, KindMemory:
+			case KindTool, KindMCPTools:
 				return q
+			case KindInstruction, KindMemory:
+				if withFiles == nil {
+					withFiles = q
+				}
 			}
 		}
 		if largest == nil || q.Bytes > largest.Bytes {
 			largest = q
 		}
+	}
+	if withFiles != nil {
+		return withFiles
 	}
 	return largest
 }

@@ -119,6 +119,8 @@ func TestTurn(t *testing.T) {
 		{"the first with a file", []Request{ctxReq(1, APICountTokens, 900, KindInstruction), ctxReq(2, APIResponses, 100, KindMemory),
 			ctxReq(3, APIResponses, 9000, KindInstruction)}, 2},
 		{"MCP tools", []Request{ctxReq(1, APIGenerateContent, 10, KindMCPTools), req(2, APIGenerateContent, 900)}, 1},
+		// Gemini CLI's router asks with the context and no tools first
+		{"tools over an earlier file", []Request{ctxReq(1, APIGenerateContent, 3700, KindInstruction), ctxReq(2, APIGenerateContent, 40000, KindTool)}, 2},
 		{"other kinds are no context", []Request{ctxReq(1, APIMessages, 10, KindSystemPrompt), req(2, APIMessages, 900)}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -138,6 +140,8 @@ func TestTurn(t *testing.T) {
 
 func TestLaunch(t *testing.T) {
 	const base = "http://127.0.0.1:4000"
+	settings := `{"env":{"ANTHROPIC_BASE_URL":"http://127.0.0.1:4000"}}`
+	claude := func(rest ...string) []string { return append([]string{"claude", "--settings", settings}, rest...) }
 	codexProvider := func(auth string) []string {
 		return []string{"-c", `model_providers.ctx-observe={name="ctx observe",base_url="http://127.0.0.1:4000/v1",wire_api="responses",` + auth + `}`,
 			"-c", "model_provider=ctx-observe"}
@@ -152,19 +156,23 @@ func TestLaunch(t *testing.T) {
 		addEnv   []string // appended to env
 	}{
 		{"claude", Claude, []string{"claude", "-p", "hi"}, []string{"HOME=/h", "ANTHROPIC_API_KEY=sk-real"}, false,
-			[]string{"claude", "-p", "hi"}, []string{"ANTHROPIC_BASE_URL=" + base}},
-		{"claude, no key", Claude, []string{"claude"}, []string{"HOME=/h"}, false,
-			[]string{"claude"}, []string{"ANTHROPIC_BASE_URL=" + base}},
-		{"claude, mock, no key", Claude, []string{"claude"}, []string{"HOME=/h"}, true,
-			[]string{"claude"}, []string{"ANTHROPIC_API_KEY=ctx-observe-mock", "ANTHROPIC_BASE_URL=" + base}},
-		{"claude, mock, an empty key", Claude, []string{"claude"}, []string{"ANTHROPIC_API_KEY="}, true,
-			[]string{"claude"}, []string{"ANTHROPIC_API_KEY=ctx-observe-mock", "ANTHROPIC_BASE_URL=" + base}},
-		{"claude, mock, a key", Claude, []string{"claude"}, []string{"ANTHROPIC_API_KEY=sk-real"}, true,
-			[]string{"claude"}, []string{"ANTHROPIC_BASE_URL=" + base}},
-		{"claude, mock, a key emptied later", Claude, []string{"claude"}, []string{"ANTHROPIC_API_KEY=sk-real", "ANTHROPIC_API_KEY="}, true,
-			[]string{"claude"}, []string{"ANTHROPIC_API_KEY=ctx-observe-mock", "ANTHROPIC_BASE_URL=" + base}},
-		{"claude, a base URL of the user's", Claude, []string{"claude"}, []string{"ANTHROPIC_BASE_URL=https://gateway"}, false,
-			[]string{"claude"}, []string{"ANTHROPIC_BASE_URL=" + base}},
+			claude("-p", "hi"), []string{"ANTHROPIC_BASE_URL=" + base}},
+		{"claude, settings of the user's", Claude, []string{"claude", "--settings", `{"model":"opus","env":{"A":"1"}}`, "-p", "hi"}, nil, false,
+			[]string{"claude", "--settings", `{"env":{"A":"1","ANTHROPIC_BASE_URL":"http://127.0.0.1:4000"},"model":"opus"}`, "-p", "hi"}, []string{"ANTHROPIC_BASE_URL=" + base}},
+		{"claude, settings= of the user's", Claude, []string{"claude", "-p", "hi", "--settings={}"}, nil, false,
+			[]string{"claude", "-p", "hi", "--settings=" + settings}, []string{"ANTHROPIC_BASE_URL=" + base}},
+		{"claude, no key", Claude, claude(), []string{"HOME=/h"}, false,
+			claude(), []string{"ANTHROPIC_BASE_URL=" + base}},
+		{"claude, mock, no key", Claude, claude(), []string{"HOME=/h"}, true,
+			claude(), []string{"ANTHROPIC_API_KEY=ctx-observe-mock", "ANTHROPIC_BASE_URL=" + base}},
+		{"claude, mock, an empty key", Claude, claude(), []string{"ANTHROPIC_API_KEY="}, true,
+			claude(), []string{"ANTHROPIC_API_KEY=ctx-observe-mock", "ANTHROPIC_BASE_URL=" + base}},
+		{"claude, mock, a key", Claude, claude(), []string{"ANTHROPIC_API_KEY=sk-real"}, true,
+			claude(), []string{"ANTHROPIC_BASE_URL=" + base}},
+		{"claude, mock, a key emptied later", Claude, claude(), []string{"ANTHROPIC_API_KEY=sk-real", "ANTHROPIC_API_KEY="}, true,
+			claude(), []string{"ANTHROPIC_API_KEY=ctx-observe-mock", "ANTHROPIC_BASE_URL=" + base}},
+		{"claude, a base URL of the user's", Claude, claude(), []string{"ANTHROPIC_BASE_URL=https://gateway"}, false,
+			claude(), []string{"ANTHROPIC_BASE_URL=" + base}},
 		{"gemini", Gemini, []string{"gemini", "-p", "hi"}, []string{"GEMINI_API_KEY=g"}, false,
 			[]string{"gemini", "-p", "hi"}, []string{"GOOGLE_GEMINI_BASE_URL=" + base}},
 		{"gemini, mock, no key", Gemini, []string{"gemini"}, nil, true,
@@ -177,6 +185,8 @@ func TestLaunch(t *testing.T) {
 			append([]string{"codex"}, codexProvider(`env_key="OPENAI_API_KEY"`)...), []string{"OPENAI_API_KEY=ctx-observe-mock"}},
 		{"codex, mock, a key", Codex, []string{"codex", "-m", "gpt-5"}, []string{"OPENAI_API_KEY=sk-o"}, true,
 			append(append([]string{"codex"}, codexProvider(`env_key="OPENAI_API_KEY"`)...), "-m", "gpt-5"), nil},
+		{"codex, a provider of the user's left out", Codex, []string{"codex", "-c", "model_provider=local", "--oss", "exec", "hi"}, []string{"OPENAI_API_KEY=sk-o"}, false,
+			append(append([]string{"codex"}, codexProvider(`env_key="OPENAI_API_KEY"`)...), "exec", "hi"), nil},
 		{"no agent", "", []string{"prog", "x"}, []string{"A=1"}, true, []string{"prog", "x"}, nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -8,8 +8,10 @@ import (
 	"net"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
+	"syscall"
+
+	"golang.org/x/term"
 
 	"github.com/ctxaudit/ctx/internal/version"
 	"github.com/ctxaudit/ctx/measure"
@@ -41,6 +43,10 @@ type SessionOptions struct {
 	// Listen is the loopback address to serve on; "" is a port the system
 	// chooses.
 	Listen string
+	// Notes, if not nil, is where RunSession says what the user must do
+	// for the agent to reach the proxy (as choose API-key auth in Gemini
+	// CLI's sign-in dialog).
+	Notes io.Writer
 	// Signals are passed on to the command as they come (SIGINT, SIGTERM,
 	// SIGHUP), so that it ends as it would without the proxy.
 	Signals <-chan os.Signal
@@ -82,7 +88,35 @@ func RunSession(ctx context.Context, o SessionOptions) (*Record, *os.ProcessStat
 		}
 		return ""
 	}
+	home := getenv("HOME")
+	if home == "" {
+		home, _ = os.UserHomeDir()
+	}
+	dir := o.Dir
+	if dir == "" {
+		dir, _ = os.Getwd()
+	}
 	upstream := o.Upstream
+	var cp *CodexProvider
+	switch o.Agent {
+	case Claude:
+		// Claude Code's settings files set its env over the process's
+		gw, file, managed := ClaudeGateway(dir, home)
+		if managed {
+			return nil, nil, fmt.Errorf("the managed settings %s point Claude Code at %s, which no setting of the user's overrides: ctx observe cannot put its proxy in between", file, redactURL(gw))
+		}
+		if upstream == "" && gw != "" {
+			upstream = gw
+		}
+	case Codex:
+		var err error
+		if cp, err = ResolveCodexProvider(o.Command, codexHome(getenv, home), getenv); err != nil {
+			return nil, nil, err
+		}
+		if upstream == "" {
+			upstream = cp.BaseURL
+		}
+	}
 	if upstream == "" && !o.Mock {
 		upstream = o.Agent.DefaultUpstream(getenv)
 	}
@@ -107,25 +141,25 @@ func RunSession(ctx context.Context, o SessionOptions) (*Record, *os.ProcessStat
 		return <-served
 	}
 	base := "http://" + ln.Addr().(*net.TCPAddr).String()
-	args, env := Launch(o.Agent, base, o.Command, env, o.Mock)
-	if o.Agent == Gemini && o.Mock && getenv(geminiSystemSettings) == "" {
-		// Gemini CLI refuses to start on a base URL unless API-key auth
-		// is selected in its settings: a settings file of the session's
-		// own selects it
-		// (in a directory none but the user may write: Gemini CLI skips a
-		// settings file below /tmp)
-		dir, err := privateTemp()
-		if err != nil {
-			stop()
-			return nil, nil, err
+	args, env, err := LaunchWith(o.Agent, base, o.Command, env, o.Mock, cp)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	if o.Agent == Gemini {
+		if o.Mock {
+			set, cleanup, err := geminiMockAuth(dir, home, o.Command, o.Stdin, getenv, o.Notes)
+			if err != nil {
+				stop()
+				return nil, nil, err
+			}
+			defer cleanup()
+			if set != "" {
+				env = append(env, set)
+			}
+		} else if typ, from := GeminiAuth(dir, home, getenv); typ != "" && typ != geminiAPIKey && typ != geminiGateway && o.Notes != nil {
+			fmt.Fprintf(o.Notes, "ctx observe: Gemini CLI signs in with %q (selected in %s), whose requests do not go to %s: ctx will see none of them\n", typ, from, Gemini.BaseURLVar())
 		}
-		defer os.RemoveAll(dir)
-		settings := filepath.Join(dir, "settings.json")
-		if err := os.WriteFile(settings, []byte(`{"security":{"auth":{"selectedType":"gemini-api-key"}}}`+"\n"), 0o600); err != nil {
-			stop()
-			return nil, nil, err
-		}
-		env = append(env, geminiSystemSettings+"="+settings)
 	}
 	cmd := exec.Command(args[0], args[1:]...)
 	cmd.Dir, cmd.Env = o.Dir, env
@@ -136,6 +170,10 @@ func RunSession(ctx context.Context, o SessionOptions) (*Record, *os.ProcessStat
 	}
 	waited := make(chan error, 1)
 	go func() { waited <- cmd.Wait() }()
+	// a terminal delivers SIGINT and SIGHUP to the agent itself (it is in
+	// the terminal's foreground group with ctx): passing them on would
+	// deliver them twice
+	interactive := isTerminal(o.Stdin)
 	var waitErr error
 wait:
 	for {
@@ -143,6 +181,9 @@ wait:
 		case waitErr = <-waited:
 			break wait
 		case s := <-o.Signals:
+			if interactive && (s == os.Interrupt || s == syscall.SIGHUP) {
+				continue
+			}
 			_ = cmd.Process.Signal(s)
 		case <-ctx.Done():
 			_ = cmd.Process.Kill()
@@ -158,35 +199,17 @@ wait:
 	if waitErr != nil && !errors.As(waitErr, &ee) {
 		return nil, nil, waitErr
 	}
-	dir := o.Dir
-	if dir == "" {
-		dir, _ = os.Getwd()
-	}
 	est := o.Estimator
 	if est == nil {
 		est = measure.Default()
 	}
 	rec := &Record{SchemaVersion: SchemaVersion, Tool: Tool{Name: "ctx", Version: version.Version}, Agent: o.Agent,
-		Mode: ModePassThrough, Upstream: redactURL(upstream), Dir: dir, Command: o.Command, Estimator: est.Name(),
-		Requests: p.Requests()}
+		Mode: ModePassThrough, Upstream: redactURL(upstream), Dir: dir, Command: recordedCommand(o.Command), Estimator: est.Name(),
+		Requests: p.RequestsUntil(o.Signals)}
 	if o.Mock {
 		rec.Mode, rec.Upstream = ModeMock, ""
 	}
 	return rec, cmd.ProcessState, nil
-}
-
-// privateTemp makes a temporary directory in the user's cache directory
-// (ctx/observe-*), whose parents only the user may write.
-func privateTemp() (string, error) {
-	base, err := os.UserCacheDir()
-	if err != nil {
-		return "", err
-	}
-	base = filepath.Join(base, "ctx")
-	if err := os.MkdirAll(base, 0o700); err != nil {
-		return "", err
-	}
-	return os.MkdirTemp(base, "observe-")
 }
 
 // redactURL is u without its user information and query (where
@@ -251,12 +274,28 @@ func ServeUntil(ctx context.Context, o ServeOptions) (*Record, error) {
 	}
 	base := "http://" + ln.Addr().(*net.TCPAddr).String()
 	if o.Announce != nil {
+		// the settings a mock needs too: a dummy key, and Gemini CLI's
+		// API-key auth
+		key := ""
+		if o.Mock && o.Agent.KeyVar() != "" && (o.Getenv == nil || o.Getenv(o.Agent.KeyVar()) == "") {
+			key = " " + o.Agent.KeyVar() + "=ctx-observe-mock"
+		}
 		switch o.Agent {
 		case Codex:
 			args, _ := Launch(Codex, base, []string{"codex"}, nil, o.Mock)
-			fmt.Fprintf(o.Announce, "ctx observe: serving %s on %s; start Codex with:\n  codex %s\n", o.Agent, base, shellJoin(args[1:]))
+			env := ""
+			if o.Mock && (o.Getenv == nil || o.Getenv("OPENAI_API_KEY") == "") {
+				env = "OPENAI_API_KEY=ctx-observe-mock "
+			}
+			fmt.Fprintf(o.Announce, "ctx observe: serving %s on %s; start Codex with:\n  %scodex %s\n", o.Agent, base, env, shellJoin(args[1:]))
+		case Claude:
+			fmt.Fprintf(o.Announce, "ctx observe: serving %s on %s; start Claude Code with:\n  %s=%s%s claude --settings %s\n", o.Agent, base,
+				o.Agent.BaseURLVar(), base, key, shellJoin([]string{`{"env":{"ANTHROPIC_BASE_URL":"` + base + `"}}`}))
 		default:
-			fmt.Fprintf(o.Announce, "ctx observe: serving %s on %s; start the agent with:\n  %s=%s\n", o.Agent, base, o.Agent.BaseURLVar(), base)
+			fmt.Fprintf(o.Announce, "ctx observe: serving %s on %s; start the agent with:\n  %s=%s%s\n", o.Agent, base, o.Agent.BaseURLVar(), base, key)
+			if o.Agent == Gemini {
+				fmt.Fprintln(o.Announce, `and sign in with API-key auth: choose "Use Gemini API Key" when it asks, or select it in ~/.gemini/settings.json ("security": {"auth": {"selectedType": "gemini-api-key"}}); gemini -p needs neither`)
+			}
 		}
 		fmt.Fprintln(o.Announce, "Interrupt ctx (Ctrl-C) to end and see what was sent.")
 	}
@@ -298,4 +337,10 @@ func shellJoin(args []string) string {
 		out[i] = "'" + strings.ReplaceAll(a, "'", `'\''`) + "'"
 	}
 	return strings.Join(out, " ")
+}
+
+// isTerminal reports whether r is a terminal.
+func isTerminal(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
 }

@@ -45,7 +45,8 @@ func WriteSummary(w io.Writer, r *Record, o SummaryOptions) error {
 	turn := r.Turn()
 	fmt.Fprintf(w, "ctx observe: %s, %s; %s\n", clean(agent), r.Mode, plural(len(r.Requests), "request"))
 	if turn == nil {
-		fmt.Fprintln(w, "No request to a model was made.")
+		fmt.Fprintln(w, "No request to a model was made: the agent ended before it asked its model,")
+		fmt.Fprintln(w, "or its own settings sent it to an endpoint ctx does not know.")
 		return nil
 	}
 	who := clean(turn.Client)

@@ -11,7 +11,9 @@ import (
 // claudeTurn is a record of Claude Code's turn as a real one looks: a
 // long path, a long model, several kinds and files, notes, a comparison.
 func claudeTurn() *Record {
-	seg := func(k Kind, name string, n int) Segment { return Segment{Kind: k, Name: name, Bytes: n, Chars: n, Tokens: n / 4} }
+	seg := func(k Kind, name string, n int) Segment {
+		return Segment{Kind: k, Name: name, Bytes: n, Chars: n, Tokens: n / 4}
+	}
 	file := func(p string, n int) Segment {
 		s := seg(KindInstruction, p, n)
 		s.File = &SentFile{Path: p, Status: SentWhole, FileBytes: n, SentBytes: n}

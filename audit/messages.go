@@ -170,6 +170,9 @@ var rules = []struct {
 	{Rule{CodePredictionDiffers, "The agent, observed with ctx observe, sent other instruction files than ctx predicts."}, ofAny, func(a about) string {
 		return a.f.Message
 	}},
+	{Rule{CodeObservedOverTotal, "The agent, observed with ctx observe, sent more tokens in its turn than the total limit."}, ofAny, func(a about) string {
+		return a.f.Message
+	}},
 	{Rule{CodeOversizedTotal, "The rendered context has more tokens than the total limit."}, ofTotal, func(a about) string {
 		return count(a.rep.Total.Tokens, "token") + " in total, over " + number(a.rep.Thresholds.TotalTokens)
 	}},

@@ -2,9 +2,11 @@ package audit
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/observe"
 )
 
@@ -38,10 +40,16 @@ type ObservedPart struct {
 // instruction files than ctx predicts (ctx observe's comparison).
 const CodePredictionDiffers Code = "prediction_differs"
 
+// CodeObservedOverTotal: the agent, observed, sent more tokens in its turn
+// than the total limit (its own system prompt and tool schemas count).
+const CodeObservedOverTotal Code = "observed_over_total"
+
 // AddObserved adds an observation record to the report: its turn (the
 // largest request to the model) becomes the report's Observed, and each
 // file where the record's comparison differs from the prediction a
-// prediction_differs warning. It is an error for a record with no turn.
+// prediction_differs warning, and an observed_over_total warning when the
+// turn has more tokens than the report's total limit. It is an error for a
+// record with no turn.
 func (r *Report) AddObserved(rec *observe.Record) error {
 	turn := rec.Turn()
 	if turn == nil {
@@ -59,17 +67,50 @@ func (r *Report) AddObserved(rec *observe.Record) error {
 		o.Parts = append(o.Parts, ObservedPart{Kind: t.Kind, Count: n, Bytes: t.Bytes, Tokens: t.Tokens})
 	}
 	r.Observed = o
+	if float64(o.Tokens) > r.Thresholds.TotalTokens {
+		r.Findings = append(r.Findings, Finding{SourceID: "observed", Code: CodeObservedOverTotal, Severity: Warning,
+			Message: fmt.Sprintf("%s sent %s in its turn (observed), over the total limit of %s: its own system prompt and tool schemas count too",
+				mdtext.Escape(string(rec.Agent)), count(o.Tokens, "token"), number(r.Thresholds.TotalTokens))})
+	}
 	if c := rec.Comparison; c != nil {
 		for _, f := range c.Files {
 			if f.Outcome == observe.OutcomeMatch {
 				continue
 			}
+			// every string of a record may come from a file or an agent:
+			// escaped
 			r.Findings = append(r.Findings, Finding{SourceID: "observed", Code: CodePredictionDiffers, Severity: Warning, RelatedID: f.Path,
-				Message: fmt.Sprintf("%s: ctx predicts %s, %s sent %s (%s)", display.Path(f.Path, processHome()), f.Predicted, rec.Agent, f.Sent,
-					strings.ReplaceAll(f.Outcome, "_", " "))})
+				Message: fmt.Sprintf("%s: ctx predicts %s, %s sent %s (%s)", display.Path(f.Path, processHome()), mdtext.Escape(f.Predicted),
+					mdtext.Escape(string(rec.Agent)), mdtext.Escape(f.Sent), mdtext.Escape(strings.ReplaceAll(f.Outcome, "_", " ")))})
 		}
 	}
 	return nil
+}
+
+// ObservedElsewhere says, when the record is of another agent than the
+// audit's or of another directory than its project, how they differ; ""
+// when they agree. The audit then holds one run against another.
+func (r *Report) ObservedElsewhere(rec *observe.Record) string {
+	var diffs []string
+	if m := r.Manifest; m != nil {
+		if m.Profile != nil && rec.Agent != "" && m.Profile.Name != string(rec.Agent) {
+			diffs = append(diffs, fmt.Sprintf("it observed %s, the audit's profile is %s", mdtext.Escape(string(rec.Agent)), m.Profile.Name))
+		}
+		if rec.Dir != "" && m.ProjectDir != "" && m.ProjectDir != "." && canonical(rec.Dir) != canonical(m.ProjectDir) {
+			diffs = append(diffs, fmt.Sprintf("it ran in %s, the audit is of %s", display.Path(rec.Dir, processHome()), display.Path(m.ProjectDir, processHome())))
+		}
+	}
+	if len(diffs) == 0 {
+		return ""
+	}
+	return "the observation is not of this audit: " + strings.Join(diffs, "; ")
+}
+
+func canonical(p string) string {
+	if r, err := filepath.EvalSymlinks(p); err == nil {
+		return r
+	}
+	return filepath.Clean(p)
 }
 
 // observedLine says what the agent sent in its turn, by part; "" without
@@ -87,9 +128,9 @@ func observedLine(rep *Report) string {
 		}
 		parts = append(parts, label+" "+display.Int(p.Tokens))
 	}
-	who := o.Agent
+	who := mdtext.Escape(o.Agent)
 	if o.Client != "" {
-		who = o.Client
+		who = mdtext.Escape(o.Client)
 	}
 	s := fmt.Sprintf("The agent sent (observed, %s): %s in its turn = %s", who, count(o.Tokens, "token"), strings.Join(parts, " + "))
 	if o.InputTokens != nil {

@@ -42,13 +42,16 @@ func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	} else if err := table.WriteFitted(b, findingColumns, fittedFindingRows(rows), width); err != nil {
 		return err
 	}
-	b.WriteString("\n" + table.WrapText("Total: "+totalSizes(rep), width) + "\n")
+	b.WriteString("\n")
+	if s := observedLine(rep); s != "" {
+		// the headline: what the agent really sent, every byte of it
+		b.WriteString(table.WrapText(s, width) + "\n")
+	}
+	b.WriteString(table.WrapText("Total: "+totalSizes(rep), width) + "\n")
 	if s := seenLine(rep); s != "" {
 		b.WriteString(table.WrapText(s, width) + "\n")
 	}
-	if s := observedLine(rep); s != "" {
-		b.WriteString(table.WrapText(s, width) + "\n")
-	}
+
 	b.WriteString(table.WrapText("Limits: "+limits(rep), width) + "\n")
 	return nil
 }

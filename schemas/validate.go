@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"golang.org/x/text/message"
@@ -77,4 +78,16 @@ type ValidationError struct {
 
 func (e *ValidationError) Error() string {
 	return fmt.Sprintf("does not match the schema at %s: %s", e.Location, e.Msg)
+}
+
+var observationValidator = sync.OnceValues(NewObservationV1Validator)
+
+// CheckObservation validates an observation record (ctx observe -o)
+// against the version 1 observation schema.
+func CheckObservation(doc []byte) error {
+	v, err := observationValidator()
+	if err != nil {
+		return err
+	}
+	return v.Validate(doc)
 }

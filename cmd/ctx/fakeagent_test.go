@@ -54,8 +54,8 @@ func fakeAgent(name string) func() {
 			}
 			blocks = append(blocks, map[string]any{"type": "text", "text": "hi"})
 			body = map[string]any{"model": "claude-fake", "stream": true, "max_tokens": 10,
-				"system": []any{map[string]any{"type": "text", "text": "You are a fake agent."}},
-				"tools":  []any{map[string]any{"name": "Read", "input_schema": map[string]any{"type": "object"}}, map[string]any{"name": "mcp__ctx__audit", "input_schema": map[string]any{"type": "object"}}},
+				"system":   []any{map[string]any{"type": "text", "text": "You are a fake agent."}},
+				"tools":    []any{map[string]any{"name": "Read", "input_schema": map[string]any{"type": "object"}}, map[string]any{"name": "mcp__ctx__audit", "input_schema": map[string]any{"type": "object"}}},
 				"messages": []any{map[string]any{"role": "user", "content": blocks}}}
 		case "gemini":
 			url = os.Getenv("GOOGLE_GEMINI_BASE_URL") + "/v1beta/models/gemini-fake:streamGenerateContent?alt=sse"

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/observe"
 	"github.com/ctxaudit/ctx/profile"
+	"github.com/ctxaudit/ctx/schemas"
 )
 
 func observeCommands(e *env) []*cli.Command {
@@ -96,6 +97,11 @@ func (e *env) observe(c *cli.Context) error {
 				hint: "name it with --agent, or serve the proxy with 'ctx observe --agent NAME --listen ADDR' and point the program at it"}
 		}
 	}
+	if len(command) > 0 {
+		if known := observe.Recognise(command[0]); known != "" && known != agent {
+			return usagef("--agent %s: the command runs %s, whose requests would go past the proxy of %s", agent, known, agent)
+		}
+	}
 	if len(command) > 0 && agent == observe.Codex && observe.Recognise(command[0]) != observe.Codex {
 		return &usageError{err: fmt.Errorf("%s: ctx gives Codex its model provider with -c, which only the codex program takes", command[0]),
 			hint: "run 'ctx observe --agent codex --listen ADDR' and give the program the -c settings it prints"}
@@ -106,6 +112,12 @@ func (e *env) observe(c *cli.Context) error {
 	est, err := estimator(c)
 	if err != nil {
 		return err
+	}
+	if out := c.String("output"); out != "" {
+		// found before the session, not after a paid one
+		if err := atomicfile.CheckWritable(out); err != nil {
+			return usagef("--output %s: %v", out, err)
+		}
 	}
 	p, err := loadProject(c)
 	if err != nil {
@@ -147,7 +159,7 @@ func (e *env) observe(c *cli.Context) error {
 		rec, state, err = observe.RunSession(c.Context, observe.SessionOptions{Agent: agent, Command: command,
 			Stdin: e.stdin, Stdout: unwrapOut(e.stdout), Stderr: unwrapOut(e.stderr),
 			Mock: c.Bool("mock"), Upstream: c.String("upstream"), Files: files, Estimator: est,
-			Listen: c.String("listen"), Signals: sigs})
+			Listen: c.String("listen"), Signals: sigs, Notes: e.stderr})
 	}
 	if err != nil {
 		if errors.Is(err, observe.ErrUnknownAgent) {
@@ -174,24 +186,28 @@ func (e *env) observe(c *cli.Context) error {
 			return err
 		}
 	}
-	if out := c.String("output"); out != "" {
-		var b bytes.Buffer
-		if err := observe.Encode(&b, rec); err != nil {
-			return err
-		}
-		if err := atomicfile.WriteFile(c.Context, out, b.Bytes(), 0o600); err != nil {
-			return err
-		}
-	}
 	if err := observe.WriteSummary(e.stderr, rec, observe.SummaryOptions{Width: terminalWidth(e.stderr), Home: p.Home, Dir: dir}); err != nil {
 		return err
 	}
+	var writeErr error
+	if out := c.String("output"); out != "" {
+		var b bytes.Buffer
+		if writeErr = observe.Encode(&b, rec); writeErr == nil {
+			writeErr = atomicfile.WriteFile(c.Context, out, b.Bytes(), 0o600)
+		}
+	}
 	if state != nil && !state.Success() {
+		if writeErr != nil {
+			fmt.Fprintf(e.stderr, "ctx: error: %v\n", writeErr)
+		}
 		code := state.ExitCode()
 		if ws, ok := state.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
 			code = 128 + int(ws.Signal())
 		}
 		return &childExit{code: code}
+	}
+	if writeErr != nil {
+		return writeErr
 	}
 	if c.Bool("check") && rec.Comparison.Differs {
 		return &checkFailed{msg: "observe: the prediction differs from what " + string(agent) + " sent"}
@@ -219,13 +235,14 @@ func unwrapOut(w io.Writer) io.Writer {
 const maxObservation = 64 << 20
 
 // readObservation reads an observation record (ctx observe -o).
-func readObservation(file string) (*observe.Record, error) {
+func readObservation(c *cli.Context) (*observe.Record, error) {
+	file := c.String("observed")
 	if strings.TrimSpace(file) == "" {
 		return nil, usagef("--observed: must not be empty")
 	}
-	b, err := observe.ReadFile(file, maxObservation)
+	rec, err := observe.ReadFile(file, maxObservation, schemas.CheckObservation)
 	if err != nil {
 		return nil, err
 	}
-	return b, nil
+	return rec, nil
 }

@@ -65,13 +65,16 @@ func (e *env) report(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if file := c.String("observed"); file != "" {
-		rec, err := readObservation(file)
+	if c.IsSet("observed") {
+		rec, err := readObservation(c)
 		if err != nil {
 			return err
 		}
 		if err := rep.AddObserved(rec); err != nil {
-			return fmt.Errorf("%s: %w", file, err)
+			return fmt.Errorf("%s: %w", c.String("observed"), err)
+		}
+		if w := rep.ObservedElsewhere(rec); w != "" {
+			fmt.Fprintf(e.stderr, "ctx: warning: %s\n", w)
 		}
 	}
 	var b bytes.Buffer

@@ -151,3 +151,25 @@ func CreateExclusive(ctx context.Context, path string, data []byte, perm os.File
 	}
 	return w.Link(path)
 }
+
+// CheckWritable reports whether a file can be written at path by this
+// package: its directory exists and a file can be created in it (made and
+// removed again). It is for a check before long work whose result goes
+// there.
+func CheckWritable(path string) error {
+	dir := filepath.Dir(path)
+	st, err := os.Stat(dir)
+	if err != nil {
+		return err
+	}
+	if !st.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	f, err := os.CreateTemp(dir, ".ctx-check-*")
+	if err != nil {
+		return err
+	}
+	name := f.Name()
+	f.Close()
+	return os.Remove(name)
+}

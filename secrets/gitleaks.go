@@ -180,10 +180,21 @@ type detectors struct {
 	mu         sync.Mutex  // held to replace current
 }
 
-// partDetector is a detector and the rules it holds.
+// partDetector is a detector and the rules it holds, with its twin that
+// does not decode, for fragments that hold nothing to decode (see
+// decodable).
 type partDetector struct {
-	d   *detect.Detector
-	has ruleBits
+	d, flat *detect.Detector
+	has     ruleBits
+}
+
+// pick returns the detector for fragment: flat when the decoder would
+// find nothing in it, which finds the same without looking.
+func (p *partDetector) pick(fragment string) *detect.Detector {
+	if decodable(fragment) {
+		return p.d
+	}
+	return p.flat
 }
 
 func newDetectors(rs *ruleSet, eagerAfter time.Duration) *detectors {
@@ -364,7 +375,7 @@ func (ds *detectors) detector(fragment string, wide bool) (*detect.Detector, err
 		part = 1
 	}
 	if ds.all.Load() {
-		return ds.current[part].Load().d, nil
+		return ds.current[part].Load().pick(fragment), nil
 	}
 	rs := ds.rules
 	cur := ds.current[part].Load()
@@ -386,11 +397,11 @@ func (ds *detectors) detector(fragment string, wide bool) (*detect.Detector, err
 			if cur == nil {
 				return nil, nil
 			}
-			return cur.d, nil
+			return cur.pick(fragment), nil
 		}
 	}
 	if cur != nil && need.within(cur.has) {
-		return cur.d, nil
+		return cur.pick(fragment), nil
 	}
 	base, err := rs.base()
 	if err != nil {
@@ -422,7 +433,10 @@ func (ds *detectors) detector(fragment string, wide bool) (*detect.Detector, err
 				cfg.OrderedRules = append(cfg.OrderedRules, r.ID)
 			}
 		}
-		cur = &partDetector{d: newDetector(cfg, func(string) bool { return true }), has: has}
+		all := func(string) bool { return true }
+		flat := newDetector(cfg, all)
+		flat.MaxDecodeDepth = 0
+		cur = &partDetector{d: newDetector(cfg, all), flat: flat, has: has}
 		ds.current[part].Store(cur)
 	}
 	full := func(p int) bool {
@@ -432,7 +446,7 @@ func (ds *detectors) detector(fragment string, wide bool) (*detect.Detector, err
 	if full(0) && full(1) {
 		ds.all.Store(true)
 	}
-	return cur.d, nil
+	return cur.pick(fragment), nil
 }
 
 // compile translates rule i of the set, once: a configuration of that rule

@@ -204,7 +204,8 @@ func TestNativeIDs(t *testing.T) {
 		t.Fatalf("%d sources, want the 60 natives and more", n)
 	}
 	for _, width := range []int{80, 100} {
-		out := writeString(t, rep, audit.FormatTable, audit.WriteOptions{Width: width})
+		// with details: every file its own row (see TestFoldConditional)
+		out := writeString(t, rep, audit.FormatTable, audit.WriteOptions{Width: width, Details: true})
 		checkWidth(t, out, width)
 		_, sources, _ := strings.Cut(out, "\nSources\n")
 		sources, _, _ = strings.Cut(sources, "\n\n")
@@ -379,5 +380,41 @@ func TestSARIFRelative(t *testing.T) {
 	}
 	if strings.Count(out, `"uriBaseId": "%SRCROOT%"`) != strings.Count(out, `"uri":`) {
 		t.Errorf("a location without its base")
+	}
+}
+
+// More conditional natives than FilesShown: without details, those of one
+// directory are one row with their count and summed tokens, a directory of
+// one keeps its row, and a line says what was folded; with details each
+// has its row.
+func TestFoldConditional(t *testing.T) {
+	t.Parallel()
+	dir, cursor, _ := nativeTree(t)
+	m, err := manifest.Build(context.Background(), manifest.Options{
+		Discover: discover.Options{ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled,
+			Getenv: func(string) string { return "" }, NativePaths: cursor},
+		Profile: profile.Claude,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := runNoSecrets(t, m)
+	out := writeString(t, rep, audit.FormatTable, audit.WriteOptions{Width: 100})
+	checkWidth(t, out, 100)
+	for _, want := range []string{
+		"| .claude/rules/backend/", "(20 files)", "0 / 180 |", // 20 rules of 9 tokens
+		"| packages/service-03-with-a-long-name/ ", // a directory of one
+		"20 files the agent loads only when their conditions apply are folded by directory (--details lists\neach)",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "patterns-07.md ") {
+		t.Errorf("a folded rule has its own row:\n%s", out)
+	}
+	out = writeString(t, rep, audit.FormatTable, audit.WriteOptions{Width: 100, Details: true})
+	if strings.Contains(out, "folded") || !strings.Contains(out, "patterns-07.md ") {
+		t.Errorf("with details, every file has its row:\n%s", out)
 	}
 }

@@ -3,6 +3,7 @@ package audit
 import (
 	"bytes"
 	"fmt"
+	"path"
 	"slices"
 	"strconv"
 	"strings"
@@ -22,9 +23,14 @@ func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	home, width := o.home(), o.width()
 	nm := tableNames(rep, home)
 	fmt.Fprintf(b, "%s\nestimator: %s\n\nSources\n", table.WrapText("agent: "+agentLine(rep), width), rep.Estimator)
-	cols, rows := withoutBudgets(rep, sourceColumns, fittedSourceRows(rep, nm))
+	rows, folded := foldConditional(rep, nm, fittedSourceRows(rep, nm), o.Details)
+	cols, rows := withoutBudgets(rep, sourceColumns, rows)
+	cols, rows = withoutEmptyPaths(cols, rows)
 	if err := table.WriteFitted(b, cols, rows, width); err != nil {
 		return err
+	}
+	if folded != "" {
+		b.WriteString(table.WrapText(folded, width) + "\n")
 	}
 	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
 		b.WriteString("\nFiles\n")
@@ -64,7 +70,11 @@ func agentLine(rep *Report) string {
 	switch {
 	case m != nil && m.Profile != nil:
 		// the files counted in the total: loaded in every session
-		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself)", rep.Agent, m.Profile.Name, count(rep.Native.Files, "file"))
+		more := ""
+		if n := rep.Native.Conditional; n > 0 {
+			more = ", " + display.Int(n) + " more when their conditions apply"
+		}
+		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself%s)", rep.Agent, m.Profile.Name, count(rep.Native.Files, "file"), more)
 	case rep.Agent == manifest.DefaultAgent:
 		return rep.Agent + " (no agent or profile given; --profile NAME lists what an agent loads by itself)"
 	}
@@ -97,7 +107,7 @@ func seenLine(rep *Report) string {
 var sourceColumns = []table.Column{
 	{Header: "id", Fit: table.FitWrapPath, Min: 12, Rank: 1},
 	{Header: "decision", Fit: table.FitWrap, Min: 21, Rank: 1},
-	{Header: "tokens", Align: table.Right},
+	{Header: "tokens\nsent / file", Align: table.Right},
 	{Header: "budget", Fit: table.FitWrap, Min: 7, Rank: 1},
 	{Header: "path", Fit: table.FitCutPath, Min: 12},
 }
@@ -118,6 +128,108 @@ func withoutBudgets(rep *Report, cols []table.Column, rows [][]string) ([]table.
 		rows[i] = slices.Delete(r, budgetColumn, budgetColumn+1)
 	}
 	return cols, rows
+}
+
+// withoutEmptyPaths drops the last column, the path, when no row has one
+// (every source is a file the agent loads by itself, named by its id).
+func withoutEmptyPaths(cols []table.Column, rows [][]string) ([]table.Column, [][]string) {
+	last := len(cols) - 1
+	for _, r := range rows {
+		if r[last] != "" {
+			return cols, rows
+		}
+	}
+	cols = cols[:last:last]
+	for i, r := range rows {
+		rows[i] = r[:last]
+	}
+	return cols, rows
+}
+
+// foldConditional folds the rows of the files the agent loads only when
+// their conditions apply into one row per directory, when there are more
+// than FilesShown of them and details is false: a repository with sixty
+// path-scoped rules would otherwise fill screens with rows that send
+// nothing. The row's id is the directory and the count ("src/rules/ (12
+// files)"), its tokens the sums. It returns the rows and the line that says
+// what was folded, "" when nothing was.
+func foldConditional(rep *Report, nm names, rows [][]string, details bool) ([][]string, string) {
+	if details || rep.Manifest == nil || rep.Manifest.Profile == nil {
+		return rows, ""
+	}
+	conditional := map[string]bool{}
+	for _, f := range rep.Manifest.Profile.Files {
+		if f.Condition != "" {
+			conditional[f.ID] = true
+		}
+	}
+	var which []int
+	for i, s := range rep.Sources {
+		if conditional[s.ID] && nm.native[s.ID] {
+			which = append(which, i)
+		}
+	}
+	if len(which) <= FilesShown {
+		return rows, ""
+	}
+	type group struct {
+		at               int // the row it takes the place of
+		n, emitted, size int
+	}
+	groups := map[string]*group{}
+	var dirs []string
+	fold := map[int]bool{}
+	for _, i := range which {
+		s := rep.Sources[i]
+		dir := path.Dir(nm.id(s.ID)) + "/"
+		g := groups[dir]
+		if g == nil {
+			g = &group{at: i}
+			groups[dir] = g
+			dirs = append(dirs, dir)
+		}
+		g.n++
+		if s.EmittedTokens != nil {
+			g.emitted += *s.EmittedTokens
+		}
+		if s.SourceTokens != nil {
+			g.size += *s.SourceTokens
+		}
+		fold[i] = true
+	}
+	at := map[int]string{}
+	for _, d := range dirs {
+		if g := groups[d]; g.n > 1 {
+			at[g.at] = d
+		} else {
+			delete(fold, g.at) // a directory of one: its own row
+		}
+	}
+	emitted := make([]string, len(rows))
+	for i := range rows {
+		if d, ok := at[i]; ok {
+			emitted[i] = display.Int(groups[d].emitted)
+		} else if !fold[i] {
+			emitted[i] = itoaSep(rep.Sources[i].EmittedTokens)
+		}
+	}
+	w := widest(emitted)
+	var out [][]string
+	for i, r := range rows {
+		if d, ok := at[i]; ok {
+			g := groups[d]
+			out = append(out, []string{fmt.Sprintf("%s\n(%d files)", d, g.n), "native_autoload, conditional",
+				pair(emitted[i], w, display.Int(g.size)), "-", ""})
+			continue
+		}
+		if fold[i] {
+			continue
+		}
+		r[2] = pair(emitted[i], w, strings.TrimSpace(strings.SplitN(r[2], " / ", 2)[1]))
+		out = append(out, r)
+	}
+	return out, fmt.Sprintf("%s the agent loads only when their conditions apply are folded by directory (--details lists each)",
+		count(len(fold), "file"))
 }
 
 // fittedSourceRows are the rows of the sources table. A file the agent
@@ -210,7 +322,7 @@ var fileColumns = []table.Column{
 	{Header: "path", Fit: table.FitCutPath, Min: 12},
 	{Header: "view"},
 	{Header: "status"},
-	{Header: "tokens", Align: table.Right},
+	{Header: "tokens\nsent / file", Align: table.Right},
 	{Header: "note", Fit: table.FitWrap, Min: 12},
 }
 

@@ -87,12 +87,13 @@ func TestTableFitsTheWidth(t *testing.T) {
 }
 
 // TestTableColumns pins the default columns of the sources: decision,
-// tokens emitted / in the source, budget use, path relative to the project.
+// tokens emitted / in the source ("sent / file"), budget use, path relative to the project.
 func TestTableColumns(t *testing.T) {
 	t.Parallel()
 	out := writeString(t, realisticReport(t), audit.FormatTable, audit.WriteOptions{Home: fixtureHome, Width: 1000})
 	for _, want := range []string{
 		"| id                                    | decision          |        tokens | budget                | path ",
+		"|                                       |                   |   sent / file |                       | ",
 		// a native by its path, in the id column; the path cell would repeat it
 		"| ~/.claude/settings-notes.md           | native_autoload   |         0 / 9 | -                     |                                                            |\n",
 		"| project_agents                        | included, cut     | 4,114 / 4,985 | project 200/200 lines | AGENTS.md ",
@@ -100,7 +101,7 @@ func TestTableColumns(t *testing.T) {
 		"| shared                                | included          |       10 / 10 | -                     | ~/.config/agents/GLOBAL.md ",
 		"| deployment-runbook                    | missing           |         0 / - | -                     | docs/agents/deployment-runbook-for-production-incidents.md ",
 		"| codex-sandbox-notes                   | audience_excluded |        0 / 10 | -                     | (text) ",
-		"| internal/api/handlers.go                    | summary | degraded | 38 / 2,004 | full → summary (max_file_tokens 1500) ",
+		"| internal/api/handlers.go                    | summary | degraded |  38 / 2,004 | full → summary (max_file_tokens 1500) ",
 		"| project_agents                                   | truncated         | warning  | cut at 200 lines by budget project, 3,486 chars omitted ",
 		"Total: 4,271 tokens, 17,084 chars, 243 lines, 17,086 bytes\nThe agent sees: 4,280 tokens = 9 tokens it loads by itself (1 file) + 4,271 tokens from ctx\nLimits: 2,000 tokens per source, 8,000 in total\n",
 	} {

@@ -183,6 +183,30 @@ func Agents(ctx context.Context, o manifest.Options) (*Matrix, error) {
 	return mx, nil
 }
 
+// foldMatrix folds the rows of the files of one directory that every
+// agent treats alike (their cells equal, in a run of the sorted rows) into
+// one, "dir/" and the count, as the sources table folds conditional
+// natives; it returns the rows and how many files were folded.
+func foldMatrix(mx *Matrix, rows [][]string) ([][]string, int) {
+	var out [][]string
+	folded := 0
+	for i := 0; i < len(rows); {
+		j := i + 1
+		dir := path.Dir(mx.Files[i].Path)
+		for j < len(rows) && path.Dir(mx.Files[j].Path) == dir && slices.Equal(rows[j][1:], rows[i][1:]) {
+			j++
+		}
+		if n := j - i; n > 1 {
+			out = append(out, append([]string{fmt.Sprintf("%s/\n(%d files)", mdtext.Escape(dir), n)}, rows[i][1:]...))
+			folded += n
+		} else {
+			out = append(out, rows[i])
+		}
+		i = j
+	}
+	return out, folded
+}
+
 // matrixPath shows p relative to the working directory dir when it lies
 // in the repository (root, "" for none) or below dir ("../AGENTS.md" of the
 // repository's root above a package), else as a relative manifest records
@@ -290,8 +314,16 @@ func WriteMatrix(w io.Writer, mx *Matrix, f Format, o WriteOptions) error {
 		for _, a := range mx.Agents {
 			cols = append(cols, table.Column{Header: string(a), Fit: table.FitWrap, Min: max(len(a), len("skipped"))})
 		}
-		if err := table.WriteFitted(&b, cols, rows(false), width); err != nil {
+		shown, folded := rows(false), 0
+		if !o.Details && len(shown) > FilesShown {
+			shown, folded = foldMatrix(mx, shown)
+		}
+		if err := table.WriteFitted(&b, cols, shown, width); err != nil {
 			return err
+		}
+		if folded > 0 {
+			b.WriteString(table.WrapText(fmt.Sprintf("%s that every agent treats alike are folded by directory (--details lists each)",
+				count(folded, "file")), width) + "\n")
 		}
 		b.WriteString(table.WrapText(matrixLegend, width) + "\n")
 	case FormatMarkdown:

@@ -223,3 +223,45 @@ func TestWriteMatrix(t *testing.T) {
 		}
 	}
 }
+
+// More files than FilesShown: the table folds those of one directory that
+// every agent treats alike into one row with their count, and keeps a file
+// treated otherwise on its own row; with details each has its row.
+func TestWriteMatrixFolds(t *testing.T) {
+	t.Parallel()
+	files := monorepo()
+	for i := range 30 {
+		files[fmt.Sprintf(".claude/rules/backend/rule-%02d.md", i)] = "---\npaths: src/**/*.ts\n---\nRule.\n"
+	}
+	files[".claude/rules/backend/always.md"] = "Always.\n"
+	dir, err := filepath.EvalSymlinks(testfs.Tree(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mx, err := audit.Agents(context.Background(), manifest.Options{Discover: discover.Options{
+		ProjectDir: dir, Home: t.TempDir(), Getenv: func(string) string { return "" }}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := audit.WriteMatrix(&b, mx, audit.FormatTable, audit.WriteOptions{Width: 80, Home: "/nonexistent"}); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	checkWidth(t, out, 80)
+	for _, want := range []string{"| .claude/ ", "(30 files)", "always.md", "30 files that every agent treats alike are folded"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "rule-07") {
+		t.Errorf("a folded file has its row:\n%s", out)
+	}
+	b.Reset()
+	if err := audit.WriteMatrix(&b, mx, audit.FormatTable, audit.WriteOptions{Width: 80, Details: true}); err != nil {
+		t.Fatal(err)
+	}
+	if out := b.String(); strings.Contains(out, "folded") || !strings.Contains(out, "rule-07") {
+		t.Errorf("with details, every file has its row:\n%s", out)
+	}
+}

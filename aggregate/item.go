@@ -7,6 +7,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // ViewMode selects how a file's bytes are rendered into the markdown.
@@ -170,6 +171,10 @@ type Item struct {
 	// Redacted lists the credentials replaced in the file's text before its
 	// view was made (Options.Redact); nil when none were.
 	Redacted *Redaction `json:"redacted,omitempty"`
+	// Secrets are the credentials Options.Scan found in the file's text
+	// and left in it: the rule, line and column of each, never the
+	// secret; nil when none were (or the file was not scanned).
+	Secrets []secrets.Finding `json:"secrets,omitempty"`
 	// MTime is the file's modification time; zero for missing files.
 	MTime time.Time `json:"mtime,omitzero"`
 	// Slices reports the resolution of every custom slice.

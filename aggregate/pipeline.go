@@ -424,6 +424,12 @@ func buildItem(ctx context.Context, o Options, t target) (Item, []byte) {
 		if red != nil {
 			it.Redacted, text = red, []byte(red.Text)
 		}
+	} else if o.Scan != nil {
+		found, err := scanOnly(ctx, o.Scan, t.label, d.src)
+		if err != nil {
+			return fail("cannot scan " + mdtext.Escape(t.label) + " for secrets: " + err.Error())
+		}
+		it.Secrets = found
 	}
 	binary := IsBinary(d.src)
 	if binary {

@@ -53,3 +53,35 @@ func (res *Result) RedactionSummary() string {
 	}
 	return secrets.Summary(all) + " in " + shownList(paths, BinaryShown)
 }
+
+// scanOnly scans a file's bytes and returns the credentials found, nil
+// when the file has none or is not text (see redact).
+func scanOnly(ctx context.Context, sc *secrets.Scanner, label string, src []byte) ([]secrets.Finding, error) {
+	if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
+		return nil, nil
+	}
+	return sc.Scan(ctx, label, string(src))
+}
+
+// FileSecret is a credential left in a packed file: the file's path as the
+// document shows it and the finding (never the secret).
+type FileSecret struct {
+	Path    string
+	Finding secrets.Finding
+}
+
+// UnredactedSecrets lists the credentials Options.Scan found in the files
+// the document holds (an omitted file, or one that failed, holds none), in
+// the document's order: what a pack sends unless it is redacted.
+func (res *Result) UnredactedSecrets() []FileSecret {
+	var out []FileSecret
+	for _, it := range res.Items {
+		if !it.AutoAggregate || it.ViewMode == ViewNone || it.Status == StatusOmitted || it.Status == StatusError || it.Status == StatusBinary {
+			continue
+		}
+		for _, f := range it.Secrets {
+			out = append(out, FileSecret{Path: it.Path, Finding: f})
+		}
+	}
+	return out
+}

@@ -2,6 +2,9 @@ package aggregate_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -59,5 +62,55 @@ func TestRedactFiles(t *testing.T) {
 	}
 	if !strings.Contains(plain.Markdown, fakePAT) || plain.RedactionSummary() != "" {
 		t.Error("redacted without Options.Redact")
+	}
+}
+
+// With Scan and no Redact, every text file packed is scanned and its
+// credentials are left in and listed (never the value), in the document's
+// order; a binary file, one that is not aggregated and one excluded by its
+// view hold none; with Redact, Scan adds nothing.
+func TestScanFiles(t *testing.T) {
+	conf := "KEY = \"" + fakePAT + "\"\n"
+	dir := testfs.Tree(t, map[string]string{
+		"b.py":    "x = 1\n\nTOKEN = \"" + fakePAT + "\"\n",
+		"a.py":    conf,
+		"bin.dat": "\x00" + fakePAT,
+		"off.py":  conf,
+		"none.py": conf,
+		"ok.py":   "PRICING_PHASE_1_FLAG_KEY = \"pricing-phase-1-limits\"\n",
+	})
+	sc, err := secrets.New(secrets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := []aggregate.FileItem{{Path: "b.py"}, {Path: "a.py"}, {Path: "bin.dat"}, {Path: "ok.py"},
+		{Path: "off.py", NoAutoAggregate: true}, {Path: "none.py", ViewMode: aggregate.ViewNone}}
+	res, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Scan: sc, Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(res.Markdown, fakePAT) {
+		t.Fatal("scanning changed the pack")
+	}
+	var got []string
+	for _, f := range res.UnredactedSecrets() {
+		got = append(got, fmt.Sprintf("%s:%d:%d %s", f.Path, f.Finding.Line, f.Finding.Column, f.Finding.Rule))
+	}
+	if want := []string{"b.py:3:10 github-pat", "a.py:1:8 github-pat"}; !slices.Equal(got, want) {
+		t.Errorf("found %q, want %q", got, want)
+	}
+	js, err := json.Marshal(res.Items)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(js), `"secrets":[{"rule":"github-pat"`); n < 2 {
+		t.Errorf("%d items list their secrets in JSON: %s", n, js)
+	}
+	red, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Scan: sc, Redact: sc, Files: files[:2]})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(red.UnredactedSecrets()); n != 0 || strings.Contains(red.Markdown, fakePAT) {
+		t.Errorf("redacted: %d left in", n)
 	}
 }

@@ -13,6 +13,7 @@ import (
 //
 //	[secrets]
 //	redact = true                    # as if --redact were given
+//	scan = false                     # ctx aggregate does not look for credentials
 //
 //	[[secrets.allow]]
 //	rules = ["generic-api-key"]      # rule ids; empty: every rule
@@ -25,6 +26,9 @@ import (
 type Secrets struct {
 	// Redact is redact; nil when absent (no redaction).
 	Redact *bool
+	// Scan is scan; nil when absent (ctx aggregate scans every pack and
+	// warns of each credential it leaves in).
+	Scan *bool
 	// Allow are the [[secrets.allow]] entries, in order, each with its
 	// Where ("ctx.toml:14").
 	Allow []secrets.Allow
@@ -37,8 +41,13 @@ func decodeSecrets(t table, c *Config) error {
 	if err != nil || !ok {
 		return err
 	}
-	if err := st.CheckKeys("redact", "allow"); err != nil {
+	if err := st.CheckKeys("redact", "scan", "allow"); err != nil {
 		return err
+	}
+	if b, ok, err := st.Bool("scan"); err != nil {
+		return err
+	} else if ok {
+		c.Secrets.Scan = &b
 	}
 	if b, ok, err := st.Bool("redact"); err != nil {
 		return err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -18,6 +19,7 @@ import (
 	"github.com/ctxaudit/ctx/cache"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -80,8 +82,13 @@ whole project directory. Globs and directory walks honour .gitignore and
 leave out what the default ignore list names (lock files, .env files,
 private keys and credentials, node_modules, build and cache directories),
 listing on stderr what it left out; a file named explicitly is always read.
-Files that are missing, binary, too large or whose view fails are reported
-on stderr and in the document; they never stop the run. A summary on stderr
+A path that names no file (an argument, or an entry of [files]) is an error
+that stops the run before anything is written; a glob that matches nothing,
+and files that are binary, too large or whose view fails, are reported on
+stderr and in the document, and never stop it. Every pack is scanned for
+credentials: each one it holds is a warning on stderr, and listed under
+"secrets" in --format json (--redact replaces them; --no-scan, or scan =
+false in [secrets], turns the scan off). A summary on stderr
 ends every run: files, tokens, what the token budget did and the largest
 files (--quiet turns it off).
 
@@ -110,6 +117,7 @@ Examples:
 			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: no limit, as in every command; default: [files] max_tokens, else no limit)"},
 			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: no limit; default: [files] max_file_tokens, else no limit)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] before views are made (default: redact in [secrets] of ctx.toml)"},
+			&cli.BoolFlag{Name: "no-scan", Usage: "do not look for credentials in what is packed (default: scan in [secrets] of ctx.toml, else scan and warn)"},
 			optionalFlag{&cli.GenericFlag{Name: "changed", Value: &optionalValue{},
 				Usage: "keep only the files that git reports as changed: uncommitted ones (staged, unstaged, untracked), or with --changed=REF those that differ from git revision REF"}},
 			&cli.BoolFlag{Name: "quiet", Aliases: []string{"q"}, Usage: "print no summary and no progress on stderr (warnings still)"},
@@ -285,6 +293,18 @@ func (e *env) aggregate(c *cli.Context) error {
 			}
 		}
 	}
+	if o.Redact == nil && !c.Bool("no-scan") {
+		// every pack is scanned: a credential is never packed without a word
+		p, err := loadProject(c)
+		if err != nil {
+			return err
+		}
+		if sc := p.Config.Secrets.Scan; sc == nil || *sc {
+			if o.Scan, err = p.Config.Scanner(); err != nil {
+				return err
+			}
+		}
+	}
 	if format == "markdown" && !c.Bool("no-history") {
 		// the history is redacted as the files are
 		if o.History, err = discussionSection(c, o.Estimator, o.Redact); err != nil {
@@ -313,6 +333,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	}
 	e.warnings(res.ItemWarnings())
 	e.redactionNote(res.RedactionSummary())
+	e.warnings(secretWarnings(res.UnredactedSecrets()))
 	e.warnings(res.OtherWarnings())
 	switch {
 	case format == "json":
@@ -325,6 +346,29 @@ func (e *env) aggregate(c *cli.Context) error {
 		return err
 	}
 	return res.Summary().WriteFitted(e.stderr, terminalWidth(e.stderr))
+}
+
+// secretsShown is how many credentials left in a pack are named on stderr;
+// a line counts the others.
+const secretsShown = 10
+
+// secretWarnings says where each credential left in a pack is, and how to
+// replace it: "client.py:3: aws-access-token: a credential is in the pack
+// (...)", the first secretsShown, then a count of the rest.
+func secretWarnings(found []aggregate.FileSecret) []string {
+	var out []string
+	for i, f := range found {
+		if i == secretsShown {
+			out = append(out, fmt.Sprintf("%s more credentials are in the pack (--format json lists each under \"secrets\")", display.Int(len(found)-i)))
+			break
+		}
+		at := display.Path(f.Path, "")
+		if f.Finding.Line > 0 {
+			at += ":" + strconv.Itoa(f.Finding.Line)
+		}
+		out = append(out, at+": "+f.Finding.Rule+": a credential is in the pack (--redact, or redact = true in [secrets] of ctx.toml, replaces it)")
+	}
+	return out
 }
 
 // warnings prints each message as a warning on stderr.

@@ -149,12 +149,19 @@ func (e *env) profileHint(o manifest.Options, dir string) {
 	if o.Profile != "" {
 		return
 	}
-	var parts []string
-	for _, d := range profile.Detect(dir) {
-		parts = append(parts, "--profile "+string(d.Profile)+" ("+d.File+")")
-	}
-	if len(parts) > 0 {
-		fmt.Fprintf(e.stderr, "ctx: hint: %s lists what that agent loads by itself\n", strings.Join(parts, " or "))
+	found := profile.Detect(dir)
+	switch len(found) {
+	case 0:
+	case 1:
+		fmt.Fprintf(e.stderr, "ctx: hint: --profile %s (%s) lists what that agent loads by itself\n", found[0].Profile, found[0].File)
+	default:
+		// one short line: the files are in the audit's sources
+		names := make([]string, len(found))
+		for i, d := range found {
+			names[i] = string(d.Profile)
+		}
+		fmt.Fprintf(e.stderr, "ctx: hint: --profile %s or %s lists what that agent loads by itself; --profile all compares them\n",
+			strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
 }
 
@@ -357,7 +364,7 @@ func (e *env) audit(c *cli.Context) error {
 // auditAgents prints every instruction file against every agent (ctx audit
 // --profile all).
 func (e *env) auditAgents(c *cli.Context, format audit.Format) error {
-	for _, name := range []string{"manifest", "observed", "check", "wide", "details"} {
+	for _, name := range []string{"manifest", "observed", "check", "wide"} {
 		if c.IsSet(name) {
 			return usagef("--%s: not with --profile all, which compares the agents' own files", name)
 		}
@@ -373,7 +380,7 @@ func (e *env) auditAgents(c *cli.Context, format audit.Format) error {
 	if err != nil {
 		return err
 	}
-	return audit.WriteMatrix(e.stdout, mx, format, audit.WriteOptions{Home: p.Home, Width: terminalWidth(e.stdout)})
+	return audit.WriteMatrix(e.stdout, mx, format, audit.WriteOptions{Home: p.Home, Width: terminalWidth(e.stdout), Details: c.Bool("details")})
 }
 
 func initCommands(e *env) []*cli.Command {

@@ -86,6 +86,8 @@ func TestScripts(t *testing.T) {
 			"filemode":         cmdFileMode,
 			"validobservation": cmdValidObservation,
 			"repeat":           cmdRepeat,
+			"mkrepo":           cmdMkrepo,
+			"maxtokens":        cmdMaxTokens,
 		},
 		Setup: func(e *testscript.Env) error {
 			// a hermetic home, and no shared file from the developer's machine

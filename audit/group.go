@@ -70,12 +70,22 @@ func findingRows(rep *Report, fs []Finding, nm names, group bool) []findingRow {
 // locations): a normal state, which only the JSON document and --details
 // list (and --fail-on info counts). The sources table shows its row as
 // missing all the same.
+//
+// So is the size of a source that is not sent because it is another
+// source that is (same_path, same_content): the size is reported once, for
+// the source that is sent.
 func quiet(rep *Report, ix *index, f Finding) bool {
-	if f.Code != CodeMissing || f.Severity != Info || rep.Manifest == nil {
+	if rep.Manifest == nil {
 		return false
 	}
 	src, _ := ix.rowOf(f)
-	return src != nil && implicit(rep.Manifest, src)
+	switch {
+	case src == nil:
+		return false
+	case f.Code == CodeOversizedSource:
+		return src.DuplicateOf != "" && (src.Reason == manifest.ReasonSamePath || src.Reason == manifest.ReasonSameContent)
+	}
+	return f.Code == CodeMissing && f.Severity == Info && implicit(rep.Manifest, src)
 }
 
 // subjectOf shows what f is about: its source's id, "file:" and a file's
@@ -217,12 +227,16 @@ func groupPhrase(code Code, n int, noun string, rep *Report) string {
 
 // peopleFindings are the findings the table lists: with details all of
 // them, else all but the [quiet] ones.
-func peopleFindings(rep *Report, details bool) []Finding {
+// The wide table (wide) keeps ctx 0.1's rows: the size of a source that
+// is another is listed there too.
+func peopleFindings(rep *Report, details, wide bool) []Finding {
 	if details {
 		return rep.Findings
 	}
 	ix := newIndex(rep)
-	return slices.DeleteFunc(slices.Clone(rep.Findings), func(f Finding) bool { return quiet(rep, ix, f) })
+	return slices.DeleteFunc(slices.Clone(rep.Findings), func(f Finding) bool {
+		return quiet(rep, ix, f) && !(wide && f.Code == CodeOversizedSource)
+	})
 }
 
 // FilesShown is how many aggregated files the table and markdown formats

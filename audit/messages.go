@@ -71,7 +71,12 @@ var rules = []struct {
 		return "declared native, but its audience " + strings.Join(a.src.Audience, ", ") + " does not include the agent " + a.rep.Agent
 	}},
 	{Rule{CodeOversizedSource, "A source has more tokens than the per-source limit."}, ofSource, func(a about) string {
-		return count(deref(a.src.SourceTokens), "token") + ", over " + number(a.rep.Thresholds.LayerTokens) + " per source"
+		msg := count(deref(a.src.SourceTokens), "token") + ", over " + number(a.rep.Thresholds.LayerTokens) + " per source"
+		if a.rep.Thresholds.LayerTokens == DefaultLayerTokens {
+			// say why the default is what it is
+			msg += " (ctx's default: Codex reads the first 32 KiB of a file)"
+		}
+		return msg
 	}},
 	{Rule{CodeTruncated, "A budget cut a source, so the agent is given only its start."}, ofSource, func(a about) string {
 		return truncatedMessage(a.src)

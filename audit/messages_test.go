@@ -149,7 +149,7 @@ func TestMessagePaths(t *testing.T) {
 	doc := audit.NewDocument(rep, audit.WriteOptions{Home: m.ProjectDir})
 	want := []string{
 		"notes/gone.md does not exist (named explicitly)",
-		"40,000 tokens, over 8,192 per source",
+		"40,000 tokens, over 8,192 per source (ctx's default: Codex reads the first 32 KiB of a file)",
 		"40,000 tokens in total, over 32,768",
 	}
 	if len(doc.Findings) != len(want) {

@@ -43,7 +43,7 @@ func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 		}
 	}
 	b.WriteString("\nFindings\n")
-	if rows := findingRows(rep, peopleFindings(rep, o.Details), nm, !o.Details); len(rows) == 0 {
+	if rows := findingRows(rep, peopleFindings(rep, o.Details, false), nm, !o.Details); len(rows) == 0 {
 		b.WriteString("none\n")
 	} else if err := table.WriteFitted(b, findingColumns, fittedFindingRows(rows), width); err != nil {
 		return err
@@ -476,7 +476,7 @@ func writeWideTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 		}
 	}
 	b.WriteString("\nFindings\n")
-	if rows := findingRows(rep, peopleFindings(rep, o.Details), nm, !o.Details); len(rows) == 0 {
+	if rows := findingRows(rep, peopleFindings(rep, o.Details, true), nm, !o.Details); len(rows) == 0 {
 		b.WriteString("none\n")
 	} else if err := table.Write(b, findingHeader, relatedRows(rows, nm)); err != nil {
 		return err

@@ -73,14 +73,16 @@ func placeholder(s string) bool {
 	if i := strings.IndexAny(rest, "_-"); i > 0 && i <= 10 && isAll(rest[:i], 'a', 'z') {
 		rest = rest[i+1:]
 	}
-	left := withoutRuns(rest)
-	return len(rest) >= 8 && len(left) <= len(rest)/3
+	left := withoutRuns(rest, 4)
+	// or made of shorter runs alone, as documentation writes them
+	// ("secret_abc123DEF456")
+	return len(rest) >= 8 && (len(left) <= len(rest)/3 || withoutRuns(rest, 3) == "")
 }
 
-// withoutRuns returns s without its runs of four or more characters that
+// withoutRuns returns s without its runs of n or more characters that
 // count up, count down or repeat (each byte one more, one less, or the
 // same as the one before).
-func withoutRuns(s string) string {
+func withoutRuns(s string, n int) string {
 	var out []byte
 	for i := 0; i < len(s); {
 		j := i + 1
@@ -92,7 +94,7 @@ func withoutRuns(s string) string {
 				}
 			}
 		}
-		if j-i >= 4 {
+		if j-i >= n {
 			i = j
 			continue
 		}

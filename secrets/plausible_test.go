@@ -22,6 +22,10 @@ func TestImplausible(t *testing.T) {
 		{"0123456789abcdef0123456789abcdef", true},
 		{"abcdef-1234-abcd-1234-abcdef123456", true},
 		{"xxxxxxxxxxxxxxxx", true},
+		{"secret_abc123DEF456", true}, // growthbook's API docs
+		{"abc123def456", true},
+		{"abc123dEf457", false}, // a run of two: kept
+		{"abc1x3def456", false},
 		{"sk-example-not-real", true},
 		{"Ns04T5n9+59rl2x3SlNHtQ==", false},
 		{"key_prod_b118a91f4800c2c6", false},
@@ -49,6 +53,7 @@ func TestGenericRuleNames(t *testing.T) {
 	}{
 		{`export const PRICING_PHASE_1_FLAG_KEY = "pricing-phase-1-limits";` + "\n", 0},
 		{`curl -H "Authorization: Bearer YOUR_API_KEY" https://api.example.com` + "\n", 0},
+		{`    -H "Authorization: Bearer secret_abc123DEF456"` + "\n", 0},
 		{`export const PRICING_API_KEY = "8f3a9c2e7b1d4f6a0e5c9b2d7a1f3e8c";` + "\n", 1},
 		{`curl -H "Authorization: Bearer Zq8wLr2mNx5vTb7kPj3c" https://api.example.com` + "\n", 1},
 	} {

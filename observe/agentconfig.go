@@ -225,10 +225,10 @@ func ResolveCodexProvider(args []string, codexHome string, getenv func(string) s
 			known = append(known, k)
 		}
 		sort.Strings(known)
-		return nil, fmt.Errorf("Codex's model provider %q has no [model_providers.%s] in %s (known: %s)", id, id, filepath.Join(codexHome, "config.toml"), strings.Join(known, ", "))
+		return nil, fmt.Errorf("codex: model provider %q has no [model_providers.%s] in %s (known: %s)", id, id, filepath.Join(codexHome, "config.toml"), strings.Join(known, ", "))
 	}
 	if t.BaseURL == "" {
-		return nil, fmt.Errorf("Codex's model provider %q has no base_url", id)
+		return nil, fmt.Errorf("codex: model provider %q has no base_url", id)
 	}
 	if t.RequiresOpenAIAuth {
 		return nil, errors.New("Codex's model provider " + id + " signs in with OpenAI's tokens, which ctx observe cannot pass on to it: give --upstream and a provider of your own")

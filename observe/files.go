@@ -157,12 +157,6 @@ func (f *Files) get(p string) *fileData {
 	return d
 }
 
-// read returns the content of p, read once.
-func (f *Files) read(p string) ([]byte, error) {
-	d := f.get(p)
-	return d.b, d.err
-}
-
 // Candidates returns the files looked for by their bytes.
 func (f *Files) Candidates() []string {
 	if f == nil {

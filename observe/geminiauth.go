@@ -177,7 +177,7 @@ func geminiMockAuth(dir, home string, args []string, stdin io.Reader, getenv fun
 		}
 		return "", func() {}, nil
 	}
-	return "", nil, fmt.Errorf("Gemini CLI signs in with %q (selected in %s), which does not send requests to %s: for --mock, select %q there (\"security\": {\"auth\": {\"selectedType\": %q}}), or run Gemini CLI with -p and no selection", typ, from, Gemini.BaseURLVar(), geminiAPIKey, geminiAPIKey)
+	return "", nil, fmt.Errorf("the sign-in of Gemini CLI is %q (selected in %s), which does not send requests to %s: for --mock, select %q there (\"security\": {\"auth\": {\"selectedType\": %q}}), or run Gemini CLI with -p and no selection", typ, from, Gemini.BaseURLVar(), geminiAPIKey, geminiAPIKey)
 }
 
 // privateSystemDir makes a temporary directory that Gemini CLI would take

@@ -579,7 +579,7 @@ func startsPath(c byte) bool {
 	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("._~/-", c) >= 0
 }
 
-// withoutCode returns a copy of the Markdown b with the text of its code
+// withoutCodeOrHTML returns a copy of the Markdown b with the text of its code
 // (fenced and indented code blocks, their info strings, code spans) turned
 // into spaces, line breaks kept, as a CommonMark parser (goldmark) reads it.
 //
@@ -588,9 +588,8 @@ func startsPath(c byte) bool {
 // unclosed "[x](" on a line, lists nested hundreds deep): a hostile memory
 // file would hang an unattended check. A file outside parserBounds is read
 // by withoutCodeLinear instead, which knows fenced code and code spans.
-func withoutCode(b []byte) []byte { return blankMarkdown(b, false) }
-
-// withoutCodeOrHTML is withoutCode, with the HTML blanked too: HTML blocks
+//
+// With the HTML blanked too: HTML blocks
 // (of a block that starts with a comment, the comments only), inline HTML,
 // and the HTML comments of a file read without the parser.
 func withoutCodeOrHTML(b []byte) []byte { return blankMarkdown(b, true) }

@@ -3,8 +3,11 @@ package aggregate
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"strconv"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
@@ -82,6 +85,31 @@ func (res *Result) UnredactedSecrets() []FileSecret {
 		for _, f := range it.Secrets {
 			out = append(out, FileSecret{Path: it.Path, Finding: f})
 		}
+	}
+	return out
+}
+
+// SecretsShown is how many credentials left in a pack SecretWarnings
+// names; a line counts the others.
+const SecretsShown = 10
+
+// SecretWarnings says where each credential left in the pack is
+// (UnredactedSecrets), and how to replace it: "client.py:3:
+// aws-access-token: a credential is in the pack (...)", the first
+// SecretsShown, then a count of the rest; nil when there is none.
+func (res *Result) SecretWarnings() []string {
+	found := res.UnredactedSecrets()
+	var out []string
+	for i, f := range found {
+		if i == SecretsShown {
+			out = append(out, fmt.Sprintf("%s more credentials are in the pack (--format json lists each under \"secrets\")", display.Int(len(found)-i)))
+			break
+		}
+		at := mdtext.Escape(f.Path)
+		if f.Finding.Line > 0 {
+			at += ":" + strconv.Itoa(f.Finding.Line)
+		}
+		out = append(out, at+": "+f.Finding.Rule+": a credential is in the pack (--redact, or redact = true in [secrets] of ctx.toml, replaces it)")
 	}
 	return out
 }

@@ -114,3 +114,27 @@ func TestScanFiles(t *testing.T) {
 		t.Errorf("redacted: %d left in", n)
 	}
 }
+
+// SecretWarnings names the first SecretsShown credentials with their file
+// and line, and counts the rest.
+func TestSecretWarnings(t *testing.T) {
+	var b strings.Builder
+	for i := range aggregate.SecretsShown + 2 {
+		fmt.Fprintf(&b, "KEY_%d = \"%s\"\n", i, fakePAT)
+	}
+	dir := testfs.Tree(t, map[string]string{"keys.py": b.String()})
+	sc, err := secrets.New(secrets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Scan: sc, Files: []aggregate.FileItem{{Path: "keys.py"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := res.SecretWarnings()
+	if len(w) != aggregate.SecretsShown+1 ||
+		w[0] != "keys.py:1: github-pat: a credential is in the pack (--redact, or redact = true in [secrets] of ctx.toml, replaces it)" ||
+		w[len(w)-1] != `2 more credentials are in the pack (--format json lists each under "secrets")` {
+		t.Errorf("warnings:\n%s", strings.Join(w, "\n"))
+	}
+}

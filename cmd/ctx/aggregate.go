@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -19,7 +18,6 @@ import (
 	"github.com/ctxaudit/ctx/cache"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
-	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -333,7 +331,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	}
 	e.warnings(res.ItemWarnings())
 	e.redactionNote(res.RedactionSummary())
-	e.warnings(secretWarnings(res.UnredactedSecrets()))
+	e.warnings(res.SecretWarnings())
 	e.warnings(res.OtherWarnings())
 	switch {
 	case format == "json":
@@ -346,29 +344,6 @@ func (e *env) aggregate(c *cli.Context) error {
 		return err
 	}
 	return res.Summary().WriteFitted(e.stderr, terminalWidth(e.stderr))
-}
-
-// secretsShown is how many credentials left in a pack are named on stderr;
-// a line counts the others.
-const secretsShown = 10
-
-// secretWarnings says where each credential left in a pack is, and how to
-// replace it: "client.py:3: aws-access-token: a credential is in the pack
-// (...)", the first secretsShown, then a count of the rest.
-func secretWarnings(found []aggregate.FileSecret) []string {
-	var out []string
-	for i, f := range found {
-		if i == secretsShown {
-			out = append(out, fmt.Sprintf("%s more credentials are in the pack (--format json lists each under \"secrets\")", display.Int(len(found)-i)))
-			break
-		}
-		at := display.Path(f.Path, "")
-		if f.Finding.Line > 0 {
-			at += ":" + strconv.Itoa(f.Finding.Line)
-		}
-		out = append(out, at+": "+f.Finding.Rule+": a credential is in the pack (--redact, or redact = true in [secrets] of ctx.toml, replaces it)")
-	}
-	return out
 }
 
 // warnings prints each message as a warning on stderr.

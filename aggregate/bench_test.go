@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/cache"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -45,7 +46,7 @@ func BenchmarkRun(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/workers=%d", view, workers), func(b *testing.B) {
 				// the masked view: every signature
 				sig := view == aggregate.ViewMasked
-				opts := aggregate.Options{
+				opts := aggregate.Options{Engine: codeview.Engine(),
 					BaseDir: dir,
 					Files: []aggregate.FileItem{{Path: "**/*.py", ViewMode: view, ASTSignatures: sig},
 						{Path: "**/*.go", ViewMode: view, ASTSignatures: sig}},
@@ -74,7 +75,7 @@ func BenchmarkStream(b *testing.B) {
 		b.Run(est, func(b *testing.B) {
 			e, _ := measure.ParseEstimator(est)
 			e.Tokens([]byte("load the vocabulary"))
-			opts := aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "**"}}, Estimator: e}
+			opts := aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "**"}}, Estimator: e}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := aggregate.Stream(context.Background(), opts, io.Discard); err != nil {
@@ -92,7 +93,7 @@ func BenchmarkBudget(b *testing.B) {
 	dir := benchTree(b, 100)
 	for _, max := range []int64{1000, 60000} {
 		b.Run(fmt.Sprintf("max_tokens=%d", max), func(b *testing.B) {
-			opts := aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "**"}}, MaxTokens: measure.Max(max)}
+			opts := aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "**"}}, MaxTokens: measure.Max(max)}
 			b.ReportAllocs()
 			for b.Loop() {
 				if _, err := aggregate.Stream(context.Background(), opts, io.Discard); err != nil {
@@ -108,7 +109,7 @@ func BenchmarkBudget(b *testing.B) {
 // and hit (a cache filled once: views read and checked).
 func BenchmarkCache(b *testing.B) {
 	dir := benchTree(b, 100)
-	opts := aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "**", ViewMode: aggregate.ViewSkeleton}}}
+	opts := aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "**", ViewMode: aggregate.ViewSkeleton}}}
 	run := func(b *testing.B, d *cache.Dir) {
 		o := opts
 		o.Cache = d

@@ -221,7 +221,7 @@ func (o Options) ladder(ctx context.Context, it *Item, retained *retainer) error
 	lang, structured := o.Engine.Detect(it.Path)
 	eng, done := sharedParse(o.Engine, lang, src)
 	defer done()
-	if _, shared := eng.(*sharedEngine); shared && structured {
+	if isShared(eng) && structured {
 		// one parse for all the views (another engine is gated per view)
 		if err := o.gate.acquire(ctx, len(src)); err != nil {
 			return err

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"testing"
 
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
 
 	"github.com/ctxaudit/ctx/internal/testlane"
@@ -71,7 +72,7 @@ func TestBudgetLargeTree(t *testing.T) {
 		}
 		for _, max := range maxes {
 			var b bytes.Buffer
-			o := Options{BaseDir: dir, Files: []FileItem{{Path: "."}}, MaxTokens: measure.Max(max), Estimator: est,
+			o := Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "."}}, MaxTokens: measure.Max(max), Estimator: est,
 				History: "### Discussion Excerpt 1\n\nUser: what changed?\n"}
 			res, err := Stream(ctx, o, &b)
 			if err != nil {
@@ -119,7 +120,7 @@ func TestBudgetCountsPiecewise(t *testing.T) {
 			return nil
 		})
 		counted := new(atomic.Int64)
-		o := Options{BaseDir: dir, Files: []FileItem{{Path: "."}}, MaxTokens: measure.Max(1000), Estimator: countingEstimator{counted}}
+		o := Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "."}}, MaxTokens: measure.Max(1000), Estimator: countingEstimator{counted}}
 		res, err := Stream(ctx, o, &bytes.Buffer{})
 		if err != nil {
 			t.Fatal(err)
@@ -148,7 +149,7 @@ func TestBudgetGoSourceTree(t *testing.T) {
 	}
 	root := filepath.Join(strings.TrimSpace(string(out)), "src")
 	var b bytes.Buffer
-	res, err := Stream(context.Background(), Options{BaseDir: root, Files: []FileItem{{Path: "."}}, MaxTokens: measure.Max(1000)}, &b)
+	res, err := Stream(context.Background(), Options{Engine: codeview.Engine(), BaseDir: root, Files: []FileItem{{Path: "."}}, MaxTokens: measure.Max(1000)}, &b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
 
 	"github.com/ctxaudit/ctx/internal/testlane"
@@ -78,7 +79,7 @@ func blockTokens(items []Item) int {
 
 func TestBudgetOffByDefault(t *testing.T) {
 	dir := budgetTree(t)
-	plain, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles()})
+	plain, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestBudgetOffByDefault(t *testing.T) {
 		}
 	}
 	// a budget that everything fits in changes nothing either
-	roomy, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(1 << 20)), MaxFileTokens: measure.Max(int64(1 << 20))})
+	roomy, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(1 << 20)), MaxFileTokens: measure.Max(int64(1 << 20))})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,7 +100,7 @@ func TestBudgetOffByDefault(t *testing.T) {
 
 func TestBudgetFileCap(t *testing.T) {
 	dir := budgetTree(t)
-	items := build(t, Options{BaseDir: dir, Files: budgetFiles(), MaxFileTokens: measure.Max(int64(500))})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), MaxFileTokens: measure.Max(int64(500))})
 	want := []itemState{
 		{"big.py", StatusOK, ViewSkeleton, "full → skeleton (max_file_tokens 500)"},
 		{"mid.py", StatusOK, ViewSkeleton, "full → skeleton (max_file_tokens 500)"},
@@ -172,7 +173,7 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 			{"notes.txt", StatusOmitted, ViewSummary, "full → summary → omitted (max_tokens 20)"},
 		}},
 	} {
-		res, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})
+		res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -201,7 +202,7 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 			t.Errorf("max_tokens %d: markdown\n%s\nwant\n%s", tc.max, res.Markdown, want)
 		}
 		// deterministic
-		again, err := Run(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})
+		again, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(int64(tc.max))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -214,7 +215,7 @@ func TestBudgetTotalLargestFirst(t *testing.T) {
 func TestBudgetTiesLaterFirst(t *testing.T) {
 	body := strings.Repeat("same words on every line\n", 40)
 	dir := tree(t, map[string]string{"a.txt": body, "b.txt": body})
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "a.txt"}, {Path: "b.txt"}}, MaxTokens: measure.Max(int64(400))})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "a.txt"}, {Path: "b.txt"}}, MaxTokens: measure.Max(int64(400))})
 	if items[0].Degraded != "" || items[1].Degraded != "full → summary (max_tokens 400)" {
 		t.Errorf("tie: %v", states(items))
 	}
@@ -222,7 +223,7 @@ func TestBudgetTiesLaterFirst(t *testing.T) {
 
 func TestBudgetBothLimits(t *testing.T) {
 	dir := budgetTree(t)
-	items := build(t, Options{BaseDir: dir, Files: budgetFiles(), MaxFileTokens: measure.Max(int64(500)), MaxTokens: measure.Max(int64(150))})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), MaxFileTokens: measure.Max(int64(500)), MaxTokens: measure.Max(int64(150))})
 	if d := items[0].Degraded; d != "full → skeleton (max_file_tokens 500) → outline → summary (max_tokens 150)" {
 		t.Errorf("big.py: %q", d)
 	}
@@ -235,7 +236,7 @@ func TestBudgetProtected(t *testing.T) {
 	dir := budgetTree(t)
 	files := budgetFiles()
 	files[0].ForceFull = true
-	items := build(t, Options{BaseDir: dir, Files: files, MaxFileTokens: measure.Max(int64(500)), MaxTokens: measure.Max(int64(3100))})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: files, MaxFileTokens: measure.Max(int64(500)), MaxTokens: measure.Max(int64(3100))})
 	// force_full is exempt from the per-file cap, and the others are
 	// degraded (even omitted) before it
 	if items[0].ViewMode != ViewFull || items[0].Degraded != "" {
@@ -247,12 +248,12 @@ func TestBudgetProtected(t *testing.T) {
 		}
 	}
 	// when nothing else is left, the protected file goes too
-	items = build(t, Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(50))})
+	items = build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(50))})
 	if items[0].Degraded == "" || blockTokens(items) > 50 {
 		t.Errorf("protected file never degraded: %v", states(items))
 	}
 	// Tier 3 focus files are protected as well
-	items = build(t, Options{BaseDir: dir, Files: budgetFiles(), Focus: []string{"notes.txt"}, MaxTokens: measure.Max(int64(700))})
+	items = build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), Focus: []string{"notes.txt"}, MaxTokens: measure.Max(int64(700))})
 	if items[3].ViewMode != ViewFull || items[3].Degraded != "" || !items[3].Focus {
 		t.Errorf("focus file degraded: %v", states(items))
 	}
@@ -266,7 +267,7 @@ func TestBudgetLeavesErrorsAndExcluded(t *testing.T) {
 	files[1].NoAutoAggregate = true
 	files[3].ViewMode = ViewNone
 	for _, max := range []int{40, 60, 80} {
-		res, err := Run(context.Background(), Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(max))})
+		res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(max))})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -287,7 +288,7 @@ func TestBudgetLeavesErrorsAndExcluded(t *testing.T) {
 		}
 	}
 	// notes.txt (as a view none block) goes at 40, as a whole
-	items := build(t, Options{BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(40))})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: files, MaxTokens: measure.Max(int64(40))})
 	if it := items[3]; it.Path != "notes.txt" || it.Status != StatusOmitted || it.Degraded != "none → omitted (max_tokens 40)" {
 		t.Errorf("view none: %+v", states(items))
 	}
@@ -301,7 +302,7 @@ func TestBudgetCustomAndSummaryNotCheaper(t *testing.T) {
 		lines = append(lines, fmt.Sprintf("def f%d():\n    return %d", i, i))
 	}
 	dir := tree(t, map[string]string{"m.py": strings.Join(lines, "\n") + "\n"})
-	items := build(t, Options{BaseDir: dir, MaxTokens: measure.Max(int64(30)), Files: []FileItem{{
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, MaxTokens: measure.Max(int64(30)), Files: []FileItem{{
 		Path: "m.py", ViewMode: ViewCustom, CustomSlices: []Slice{{StartLine: 1, EndLine: 20, Tag: "t"}},
 	}}})
 	if it := items[0]; it.Status != StatusOmitted || it.Degraded != "custom → omitted (max_tokens 30)" || len(it.Slices) != 1 {
@@ -323,7 +324,7 @@ func TestBudgetOmittedList(t *testing.T) {
 	for _, est := range []measure.Estimator{measure.Default(), measure.O200kBase(), measure.Cl100kBase()} {
 		listed := map[int]bool{}
 		for max := 14; max < 400; max += 19 {
-			res, err := Run(context.Background(), Options{BaseDir: dir, Files: entries, MaxTokens: measure.Max(int64(max)), Estimator: est})
+			res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: entries, MaxTokens: measure.Max(int64(max)), Estimator: est})
 			var be *BudgetError
 			if errors.As(err, &be) {
 				if max > 30 {
@@ -388,9 +389,9 @@ func TestBudgetTooSmall(t *testing.T) {
 		opts Options
 		what string
 	}{
-		{"the list", Options{MaxTokens: measure.Max(int64(15))}, "max_tokens 15 is too small: even with all 4 files left out, the document takes 16 tokens (the files heading and the line that counts them)"},
-		{"an error block", Options{MaxTokens: measure.Max(int64(20)), Files: append(budgetFiles(), FileItem{Path: "*.rs"})}, "(the files heading and the line that counts them, 1 error block)"},
-		{"the history", Options{MaxTokens: measure.Max(int64(30)), History: strings.Repeat("User: a long question\n", 20)}, ", the Discussion History)"},
+		{"the list", Options{Engine: codeview.Engine(), MaxTokens: measure.Max(int64(15))}, "max_tokens 15 is too small: even with all 4 files left out, the document takes 16 tokens (the files heading and the line that counts them)"},
+		{"an error block", Options{Engine: codeview.Engine(), MaxTokens: measure.Max(int64(20)), Files: append(budgetFiles(), FileItem{Path: "*.rs"})}, "(the files heading and the line that counts them, 1 error block)"},
+		{"the history", Options{Engine: codeview.Engine(), MaxTokens: measure.Max(int64(30)), History: strings.Repeat("User: a long question\n", 20)}, ", the Discussion History)"},
 	} {
 		o := tc.opts
 		o.BaseDir, o.OutputDir = dir, filepath.Join(dir, "out")
@@ -413,10 +414,10 @@ func TestBudgetTooSmall(t *testing.T) {
 }
 
 func TestBudgetNegative(t *testing.T) {
-	if _, err := BuildItems(context.Background(), Options{MaxTokens: measure.Max(int64(-1))}); err == nil {
+	if _, err := BuildItems(context.Background(), Options{Engine: codeview.Engine(), MaxTokens: measure.Max(int64(-1))}); err == nil {
 		t.Error("negative max_tokens accepted")
 	}
-	if _, err := BuildItems(context.Background(), Options{MaxFileTokens: measure.Max(int64(-1))}); err == nil {
+	if _, err := BuildItems(context.Background(), Options{Engine: codeview.Engine(), MaxFileTokens: measure.Max(int64(-1))}); err == nil {
 		t.Error("negative max_file_tokens accepted")
 	}
 }
@@ -634,7 +635,7 @@ func TestBudgetMatchesReference(t *testing.T) {
 			entries = append(entries, f)
 		}
 		sort.Slice(entries, func(i, j int) bool { return entries[i].Path < entries[j].Path })
-		o := Options{BaseDir: dir, Files: entries, Concurrency: 1 + r.IntN(3), Estimator: ests[r.IntN(len(ests))]}
+		o := Options{Engine: codeview.Engine(), BaseDir: dir, Files: entries, Concurrency: 1 + r.IntN(3), Estimator: ests[r.IntN(len(ests))]}
 		if r.IntN(4) > 0 {
 			o.MaxTokens = measure.Max(int64(1 + r.IntN(20000)))
 		}

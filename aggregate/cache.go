@@ -137,7 +137,7 @@ func (o Options) view(ctx context.Context, eng Engine, label string, src []byte,
 // parseGate); eng parsing a file once for several views takes the gate
 // for all of them (ladder), so it is not taken again.
 func (o Options) gated(ctx context.Context, eng Engine, label string, src []byte, f FileItem, mode ViewMode) ViewResult {
-	if _, shared := eng.(*sharedEngine); !shared && o.gate != nil && mode != ViewFull && mode != ViewNone && mode != ViewCustom {
+	if !isShared(eng) && o.gate != nil && mode != ViewFull && mode != ViewNone && mode != ViewCustom {
 		if _, ok := eng.Detect(label); ok {
 			if err := o.gate.acquire(ctx, len(src)); err != nil {
 				return View(ctx, eng, label, src, f, mode) // a done context: View says so

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/cache"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/measure"
@@ -48,17 +49,17 @@ func cacheOptions(dir string) []aggregate.Options {
 		return []aggregate.FileItem{{Path: "**", ViewMode: mode}}
 	}
 	return []aggregate.Options{
-		{BaseDir: dir, Files: files(aggregate.ViewSkeleton)},
-		{BaseDir: dir, Files: files(aggregate.ViewOutline), Estimator: o200k},
-		{BaseDir: dir, Files: files(aggregate.ViewSummary)},
-		{BaseDir: dir, Files: []aggregate.FileItem{
+		{Engine: codeview.Engine(), BaseDir: dir, Files: files(aggregate.ViewSkeleton)},
+		{Engine: codeview.Engine(), BaseDir: dir, Files: files(aggregate.ViewOutline), Estimator: o200k},
+		{Engine: codeview.Engine(), BaseDir: dir, Files: files(aggregate.ViewSummary)},
+		{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{
 			{Path: "app.py", ViewMode: aggregate.ViewMasked, ASTMask: map[string]aggregate.MaskMode{"C1": "def", "C2": "sig"}},
 			{Path: "lib/p.go", ViewMode: aggregate.ViewMasked, ASTSignatures: true},
 			{Path: "copy/p.go", ViewMode: aggregate.ViewMasked, ASTDefinitions: true},
 		}},
-		{BaseDir: dir, Files: files(aggregate.ViewFull), Estimator: o200k, MaxTokens: measure.Max(900)},
-		{BaseDir: dir, Files: files(aggregate.ViewFull), MaxTokens: measure.Max(300), MaxFileTokens: measure.Max(200)},
-		{BaseDir: dir, Files: files(aggregate.ViewFull), Focus: []string{"app.py"}},
+		{Engine: codeview.Engine(), BaseDir: dir, Files: files(aggregate.ViewFull), Estimator: o200k, MaxTokens: measure.Max(900)},
+		{Engine: codeview.Engine(), BaseDir: dir, Files: files(aggregate.ViewFull), MaxTokens: measure.Max(300), MaxFileTokens: measure.Max(200)},
+		{Engine: codeview.Engine(), BaseDir: dir, Files: files(aggregate.ViewFull), Focus: []string{"app.py"}},
 	}
 }
 
@@ -243,7 +244,7 @@ func TestCacheKeepsRedactedAndPlainApart(t *testing.T) {
 		t.Fatal(err)
 	}
 	opts := func(redact bool) aggregate.Options {
-		o := aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "conf.py", ViewMode: aggregate.ViewSkeleton}}}
+		o := aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "conf.py", ViewMode: aggregate.ViewSkeleton}}}
 		if redact {
 			o.Redact = sc
 		}

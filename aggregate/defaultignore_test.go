@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -48,7 +49,7 @@ func TestDefaultIgnores(t *testing.T) {
 	wantIgnored := ".env .env.production .hg/ .npmrc .venv/ dist/ keys/id_ed25519 keys/tls.key logs/run.log " +
 		"pkg/__pycache__/ src/go.sum target/ uv.lock web/node_modules/ web/package-lock.json web/yarn.lock"
 	for _, entry := range []string{".", "**", "**/*"} {
-		res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: entry}}})
+		res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: entry}}})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +68,7 @@ func TestDefaultIgnores(t *testing.T) {
 		}
 	}
 	// the pattern behind each, for --format json
-	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}}})
+	res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "."}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,7 +78,7 @@ func TestDefaultIgnores(t *testing.T) {
 		}
 	}
 	// a glob lists only what it would have taken
-	res, err = Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "web/*.*"}}})
+	res, err = Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "web/*.*"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +98,11 @@ func TestIgnorePatternsAndSwitch(t *testing.T) {
 		o    Options
 		kept string
 	}{
-		{"no defaults", Options{NoDefaultIgnores: true},
+		{"no defaults", Options{Engine: codeview.Engine(), NoDefaultIgnores: true},
 			".env .env.example .env.production .hg/store .npmrc .venv/lib/site.py README.md dist/app.js keys/id_ed25519 keys/id_ed25519.pub keys/tls.key logs/run.log pkg/__pycache__/m.cpython.pyc src/.gitignore src/app.py src/go.sum target/debug/app uv.lock web/dist/app.js web/node_modules/x/index.js web/package-lock.json web/yarn.lock"},
-		{"more patterns; the last match wins", Options{IgnorePatterns: []string{"keys/", "*.md", "!go.sum", "# a comment", "/web/"}},
+		{"more patterns; the last match wins", Options{Engine: codeview.Engine(), IgnorePatterns: []string{"keys/", "*.md", "!go.sum", "# a comment", "/web/"}},
 			".env.example src/.gitignore src/app.py src/go.sum"},
-		{"anchored pattern", Options{IgnorePatterns: []string{"/src/app.py"}},
+		{"anchored pattern", Options{Engine: codeview.Engine(), IgnorePatterns: []string{"/src/app.py"}},
 			".env.example README.md keys/id_ed25519.pub src/.gitignore web/dist/app.js"},
 	} {
 		o := tc.o
@@ -122,7 +123,7 @@ func TestIgnorePatternsAndSwitch(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}}, IgnorePatterns: []string{"a/[b"}}); err == nil ||
+	if _, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "."}}, IgnorePatterns: []string{"a/[b"}}); err == nil ||
 		err.Error() != `ignore pattern "a/[b": invalid pattern "a/[b": syntax error in pattern` {
 		t.Errorf("bad pattern: %v", err)
 	}
@@ -145,7 +146,7 @@ func TestIgnoredNamedExplicitly(t *testing.T) {
 		for _, e := range tc.entries {
 			files = append(files, FileItem{Path: e})
 		}
-		res, err := Run(context.Background(), Options{BaseDir: dir, Files: files})
+		res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: files})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -208,7 +209,7 @@ func TestOutputDirAsBase(t *testing.T) {
 		"out":       "no files matched: out (directory walks never enter out, the output directory)",
 		"out/sub":   "no files matched: out/sub (directory walks never enter out, the output directory)",
 	} {
-		items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: entry}}, SkipDirs: []string{out}})
+		items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: entry}}, SkipDirs: []string{out}})
 		if len(items) != 1 || items[0].Error != want {
 			t.Errorf("%q: %+v", entry, items)
 		}
@@ -220,7 +221,7 @@ func TestOutputDirAsBase(t *testing.T) {
 func TestOutputDirHoldsBase(t *testing.T) {
 	dir := tree(t, map[string]string{"a.md": "# A\n", "p_001.md": "## Files\n", "p_notes.md": "n\n", "sub/p_002.md": "x\n", "sub/b.md": "b\n"})
 	for _, out := range []string{dir, filepath.Dir(dir)} {
-		got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "."}}, SkipDirs: []string{out}, Namespace: "p"}))
+		got := labels(build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "."}}, SkipDirs: []string{out}, Namespace: "p"}))
 		if want := "a.md p_notes.md sub/b.md sub/p_002.md"; strings.Join(got, " ") != want && out == dir {
 			t.Errorf("output dir %s: %v", out, got)
 		}
@@ -228,14 +229,14 @@ func TestOutputDirHoldsBase(t *testing.T) {
 			t.Errorf("output dir %s: %v", out, got)
 		}
 	}
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "*_001.md"}}, SkipDirs: []string{dir}, Namespace: "p"})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "*_001.md"}}, SkipDirs: []string{dir}, Namespace: "p"})
 	if len(items) != 1 || items[0].Error != "no files matched: *_001.md (earlier outputs are never aggregated: p_001.md)" {
 		t.Errorf("only outputs: %+v", items)
 	}
 	// Run writes into the base directory and does not read the outputs
 	// back
 	for i := 0; i < 2; i++ {
-		res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "*.md"}}, OutputDir: dir, Namespace: "p"})
+		res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "*.md"}}, OutputDir: dir, Namespace: "p"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +251,7 @@ func TestOutputDirHoldsBase(t *testing.T) {
 func TestChangedFilter(t *testing.T) {
 	dir := ignoreProject(t)
 	ch := &Changes{Root: dir, Paths: []string{"src/app.py", "uv.lock", "web/node_modules/x/index.js", "gone.py"}}
-	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "missing/*.py"}}, Changed: ch})
+	res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "missing/*.py"}}, Changed: ch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -265,7 +266,7 @@ func TestChangedFilter(t *testing.T) {
 		t.Errorf("summary %+v", res.Summary())
 	}
 	// base_dir below the repository root
-	res, err = Run(context.Background(), Options{BaseDir: filepath.Join(dir, "src"), Files: []FileItem{{Path: "*.py"}}, Changed: ch})
+	res, err = Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: filepath.Join(dir, "src"), Files: []FileItem{{Path: "*.py"}}, Changed: ch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -355,7 +356,7 @@ func TestSummaryWrite(t *testing.T) {
 		"yarn.lock":    "#\n",
 		"x/Cargo.lock": "#\n",
 	})
-	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "skip.py", NoAutoAggregate: true}, {Path: "nope/*.py"}},
+	res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "."}, {Path: "skip.py", NoAutoAggregate: true}, {Path: "nope/*.py"}},
 		MaxTokens: measure.Max(85)})
 	if err != nil {
 		t.Fatal(err)

@@ -47,7 +47,7 @@
 // counts, and the symbol counts of [Stats]. Each value is stored under a
 // key that names all it depends on: the BLAKE3 of the bytes, the view and
 // its settings (the mask), the file's extension, the engine and its
-// grammar ([CacheableEngine]; the default engine names the tree-sitter
+// grammar ([CacheableEngine]; codeview.Engine names the tree-sitter
 // grammar), the estimator, and the build of ctx; a value found under
 // another key is never used. Views that failed, and anything computed
 // with a done context, are not stored. The output is the same, byte for

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 )
 
 func Example() {
@@ -15,7 +16,7 @@ func Example() {
 	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("remember the milk\n"), 0o644)
 	os.WriteFile(filepath.Join(dir, "secret.txt"), []byte("never shown\n"), 0o644)
 
-	res, err := aggregate.Run(context.Background(), aggregate.Options{
+	res, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(),
 		BaseDir: dir,
 		Files: []aggregate.FileItem{
 			{Path: "notes.txt"},

@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/internal/testwait"
 )
 
@@ -23,7 +24,7 @@ func TestUnreadableGitIgnore(t *testing.T) {
 		}
 		done := make(chan error, 1)
 		go func() {
-			_, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "**"}}})
+			_, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "**"}}})
 			done <- err
 		}()
 		if err := testwait.Recv(t, done, where+" as a FIFO"); err == nil || !strings.Contains(err.Error(), where+": not a regular file") {

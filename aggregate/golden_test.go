@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 )
 
 // Golden files live in testdata/golden and are rewritten only with
@@ -116,13 +118,13 @@ func goldenCases(t *testing.T) []struct {
 		name string
 		opts Options
 	}{
-		{"full", Options{Files: []FileItem{{Path: "**"}}, Strategy: StrategyFull}},
-		{"summarize", Options{Files: []FileItem{{Path: "**"}}, Strategy: StrategySummarize}},
-		{"summary_only", Options{Files: withView(ViewFull, "README.md", "config.toml", "src/app.py"), SummaryOnly: true}},
-		{"summary_view", Options{Files: withView(ViewSummary, codeFiles...)}},
-		{"skeleton", Options{Files: withView(ViewSkeleton, codeFiles...)}},
-		{"outline", Options{Files: withView(ViewOutline, codeFiles...)}},
-		{"masked", Options{Files: []FileItem{
+		{"full", Options{Engine: codeview.Engine(), Files: []FileItem{{Path: "**"}}, Strategy: StrategyFull}},
+		{"summarize", Options{Engine: codeview.Engine(), Files: []FileItem{{Path: "**"}}, Strategy: StrategySummarize}},
+		{"summary_only", Options{Engine: codeview.Engine(), Files: withView(ViewFull, "README.md", "config.toml", "src/app.py"), SummaryOnly: true}},
+		{"summary_view", Options{Engine: codeview.Engine(), Files: withView(ViewSummary, codeFiles...)}},
+		{"skeleton", Options{Engine: codeview.Engine(), Files: withView(ViewSkeleton, codeFiles...)}},
+		{"outline", Options{Engine: codeview.Engine(), Files: withView(ViewOutline, codeFiles...)}},
+		{"masked", Options{Engine: codeview.Engine(), Files: []FileItem{
 			{Path: "src/app.py", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"Client.send": "def", "Client": "sig", "_helper": "hide"}},
 			{Path: "src/pkg/util.go", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"Sum": "def"}, ASTSignatures: true},
 			{Path: "native/shapes.cpp", ViewMode: ViewMasked, ASTMask: map[string]MaskMode{"geo::area": "def", "geo::Box": "sig"}},
@@ -131,7 +133,7 @@ func goldenCases(t *testing.T) []struct {
 		}}},
 		// ast_signatures / ast_definitions outside the masked view: the
 		// original's skeleton-equivalent shortcuts
-		{"shortcuts", Options{Files: []FileItem{
+		{"shortcuts", Options{Engine: codeview.Engine(), Files: []FileItem{
 			{Path: "src/app.py", ASTSignatures: true},
 			{Path: "src/pkg/util.go", ASTDefinitions: true},
 			{Path: "native/lib.rs", ASTSignatures: true, ASTDefinitions: true},
@@ -140,7 +142,7 @@ func goldenCases(t *testing.T) []struct {
 			{Path: "native/engine.c", ASTSignatures: true, ForceFull: true},
 		}}},
 		// Manual Slop's slices: SHA-256 hashes, anchor_lines as a list
-		{"seed_slices", Options{Files: []FileItem{
+		{"seed_slices", Options{Engine: codeview.Engine(), Files: []FileItem{
 			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []Slice{
 				{StartLine: 22, EndLine: 24, Tag: "client", ContentHash: seedHash(t, 22, 24, ""),
 					AnchorLines: Anchors{Context: []string{"", "", "    class Config:"}}},
@@ -150,7 +152,7 @@ func goldenCases(t *testing.T) []struct {
 					AnchorLines: Anchors{Context: []string{"    @retry(3)", "", "    async def close(self):"}}},
 			}},
 		}}},
-		{"none_custom", Options{Files: []FileItem{
+		{"none_custom", Options{Engine: codeview.Engine(), Files: []FileItem{
 			{Path: "NOTES", ViewMode: ViewNone},
 			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []Slice{
 				pin(t, "src/app.py", 22, 24, "client", "the class header"),
@@ -162,17 +164,17 @@ func goldenCases(t *testing.T) []struct {
 			{Path: "web/app.js", NoAutoAggregate: true},
 			{Path: "web/types.ts", ViewMode: ViewCustom},
 		}}},
-		{"tier3", Options{
+		{"tier3", Options{Engine: codeview.Engine(),
 			Files: []FileItem{{Path: "src/**"}, {Path: "native/*"}, {Path: "README.md"}, {Path: "NOTES", ViewMode: ViewNone},
 				{Path: "native/engine.c", Tier: 3}, {Path: "web/app.js", ForceFull: true}},
 			Focus: []string{"app.py", "native/engine.h", "pp.py"},
 		}},
-		{"errors", Options{Files: []FileItem{
+		{"errors", Options{Engine: codeview.Engine(), Files: []FileItem{
 			{Path: "src/**/*.rb"}, {Path: "history.toml"}, {Path: "data.bin"},
 			{Path: "docs/*"}, {Path: "src/**/*.py"}, {Path: "src/app.py", ViewMode: ViewSummary},
 		}}},
-		{"limits", Options{Files: withView(ViewFull, "NOTES", "src/app.py"), MaxFileBytes: 100}},
-		{"beads", Options{
+		{"limits", Options{Engine: codeview.Engine(), Files: withView(ViewFull, "NOTES", "src/app.py"), MaxFileBytes: 100}},
+		{"beads", Options{Engine: codeview.Engine(),
 			Files:       withView(ViewFull, "NOTES"),
 			Screenshots: []string{"shots/*.png"},
 			Beads:       &BeadsOptions{Path: "testdata/beads", Name: ".beads"},
@@ -180,7 +182,7 @@ func goldenCases(t *testing.T) []struct {
 			// the store lies beside the project in testdata
 			ProjectDir: "testdata",
 		}},
-		{"sections", Options{
+		{"sections", Options{Engine: codeview.Engine(),
 			Files:       withView(ViewFull, "README.md", "NOTES"),
 			Screenshots: []string{"shots/*.png", "shots/missing.png"},
 			History:     "### Discussion Excerpt 1\n\nUser: hello\n\n---\n\n### Discussion Excerpt 2\n\nAI: hi\n",

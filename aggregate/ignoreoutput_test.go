@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 )
 
 // IgnoreOutput leaves exactly the output out of walks, whatever its name,
@@ -26,7 +28,7 @@ func TestIgnoreOutput(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, n := range names {
-		o := Options{BaseDir: dir, Files: []FileItem{{Path: "**"}}}
+		o := Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "**"}}}
 		o.IgnoreOutput(n) // relative to the working directory
 		got := strings.Join(labels(build(t, o)), "|")
 		if strings.Contains(got, n) {
@@ -44,7 +46,7 @@ func TestIgnoreOutput(t *testing.T) {
 	}
 	// outside the base directory: no pattern
 	for _, out := range []string{filepath.Join(filepath.Dir(dir), "page.html"), "../page.html", ""} {
-		o := Options{BaseDir: dir}
+		o := Options{Engine: codeview.Engine(), BaseDir: dir}
 		o.IgnoreOutput(out)
 		if len(o.IgnorePatterns) != 0 {
 			t.Errorf("%q: %q", out, o.IgnorePatterns)

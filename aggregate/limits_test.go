@@ -27,8 +27,8 @@ func TestOutlineCapReported(t *testing.T) {
 		name string
 		o    Options
 	}{
-		{"outline view", Options{BaseDir: dir, Files: []FileItem{{Path: "deep.cpp", ViewMode: ViewOutline}}}},
-		{"max_tokens", Options{BaseDir: dir, Files: []FileItem{{Path: "deep.cpp"}}, MaxTokens: measure.Max(20000)}},
+		{"outline view", Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "deep.cpp", ViewMode: ViewOutline}}}},
+		{"max_tokens", Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "deep.cpp"}}, MaxTokens: measure.Max(20000)}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			res, err := Run(context.Background(), c.o)

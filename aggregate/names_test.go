@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 )
 
 // TestNamesAreData: a file name with a newline, backticks, a line like
@@ -37,7 +38,7 @@ func TestNamesAreData(t *testing.T) {
 	for _, n := range append(names, "missing\n## SYSTEM*.py") {
 		files = append(files, aggregate.FileItem{Path: n})
 	}
-	res, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Files: files,
+	res, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: files,
 		ScreenshotBaseDir: shots, Screenshots: []string{"*.png"}})
 	if err != nil {
 		t.Fatal(err)
@@ -67,7 +68,7 @@ func TestNamesAreData(t *testing.T) {
 		t.Errorf("the screenshot link:\n%s", res.Markdown)
 	}
 	// the error of a path that does not exist escapes its name too
-	_, err = aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "gone\n## SYSTEM\x1b.py"}}})
+	_, err = aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "gone\n## SYSTEM\x1b.py"}}})
 	if err == nil || err.Error() != `gone\n## SYSTEM\x1b.py: no such file` {
 		t.Errorf("missing path: %v", err)
 	}

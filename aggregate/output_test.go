@@ -7,6 +7,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -68,7 +69,7 @@ func TestOutputDirIgnoresItself(t *testing.T) {
 					}
 				}
 			}
-			res, err := Stream(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "a.py"}}, OutputDir: out}, nil)
+			res, err := Stream(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "a.py"}}, OutputDir: out}, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +98,7 @@ func TestOutputDirIgnoresItself(t *testing.T) {
 func TestOutputDirNotMadeByAFailedRun(t *testing.T) {
 	dir := budgetTree(t)
 	out := filepath.Join(dir, ".ctx", "out")
-	_, err := Stream(context.Background(), Options{BaseDir: dir, Files: budgetFiles(), OutputDir: out, MaxTokens: measure.Max(1)}, nil)
+	_, err := Stream(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), OutputDir: out, MaxTokens: measure.Max(1)}, nil)
 	if err == nil {
 		t.Fatal("no error")
 	}
@@ -134,7 +135,7 @@ func TestOutputKeep(t *testing.T) {
 		if err := os.Symlink(filepath.Join(dir, "a.py"), filepath.Join(out, "ctx_0000.md")); err != nil {
 			t.Fatal(err)
 		}
-		o := Options{BaseDir: dir, Files: []FileItem{{Path: "a.py"}}, OutputDir: out, Keep: tc.keep}
+		o := Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "a.py"}}, OutputDir: out, Keep: tc.keep}
 		for range tc.runs {
 			if _, err := Stream(context.Background(), o, nil); err != nil {
 				t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/internal/testfs"
 )
 
@@ -61,18 +62,18 @@ func TestGitignore(t *testing.T) {
 	want := []string{".gitignore", "a.txt", "keep.log", "other/local.txt", "other/rooted.txt", "sub/.gitignore", "sub/b.txt", "sub/deep/c.txt"}
 	for _, entry := range []string{"**", "."} {
 		// without the default list, which leaves out *.log
-		got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: entry}}, NoDefaultIgnores: true}))
+		got := labels(build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: entry}}, NoDefaultIgnores: true}))
 		if strings.Join(got, " ") != strings.Join(want, " ") {
 			t.Errorf("%q: got %v, want %v", entry, got, want)
 		}
 	}
 	// a base directory below the repository root still uses the root's rules
-	got := labels(build(t, Options{BaseDir: filepath.Join(dir, "sub"), Files: []FileItem{{Path: "**/*.txt"}}}))
+	got := labels(build(t, Options{Engine: codeview.Engine(), BaseDir: filepath.Join(dir, "sub"), Files: []FileItem{{Path: "**/*.txt"}}}))
 	if strings.Join(got, " ") != "b.txt deep/c.txt" {
 		t.Errorf("from sub: got %v", got)
 	}
 	// naming an ignored file explicitly includes it
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "debug.log"}}})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "debug.log"}}})
 	if items[0].Status != StatusOK {
 		t.Errorf("explicit ignored file: %+v", items[0])
 	}
@@ -104,7 +105,7 @@ func TestGitignoredNamedExplicitly(t *testing.T) {
 		{"versions/3.12/lib/sub", "versions/3.12/lib/sub/glob.py"},
 		{".", ".gitignore app.py doc.md"},
 	} {
-		got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: tc.entry}}}))
+		got := labels(build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: tc.entry}}}))
 		if strings.Join(got, " ") != tc.want {
 			t.Errorf("%q: got %v, want %s", tc.entry, got, tc.want)
 		}
@@ -119,16 +120,16 @@ func TestGitignoredNamedExplicitly(t *testing.T) {
 		"*.md":     "no files matched: *.md (the ignore patterns left out what it matched: *.md)",
 		"**/*.rs":  "no files matched: **/*.rs",
 	} {
-		items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: entry}}, IgnorePatterns: []string{"*.md"}})
+		items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: entry}}, IgnorePatterns: []string{"*.md"}})
 		if len(items) != 1 || items[0].Error != want {
 			t.Errorf("%q: %+v", entry, items)
 		}
 	}
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "**/*.pyc"}}, NoDefaultIgnores: true, IgnorePatterns: []string{"x"}})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "**/*.pyc"}}, NoDefaultIgnores: true, IgnorePatterns: []string{"x"}})
 	if len(items) != 1 || !strings.HasPrefix(items[0].Error, "no files matched: **/*.pyc (git ignores") {
 		t.Errorf("without defaults: %+v", items)
 	}
-	got := labels(build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "."}}, NoGitIgnore: true, NoDefaultIgnores: true}))
+	got := labels(build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "."}}, NoGitIgnore: true, NoDefaultIgnores: true}))
 	if want := ".gitignore app.py doc.md gen.js logs/a.log node_modules/x.js versions/3.12/lib/.gitignore versions/3.12/lib/os.py versions/3.12/lib/os.pyc versions/3.12/lib/sub/glob.py"; strings.Join(got, " ") != want {
 		t.Errorf("NoGitIgnore: %v", got)
 	}
@@ -144,7 +145,7 @@ func TestResolveEntries(t *testing.T) {
 		"a/notes_history.txt": "kept: not .toml",
 		"data.py":             "d = 0\n",
 	})
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{
 		{Path: "a/*.py"},
 		{Path: "a/**/*.py"}, // overlaps: z.py is new, x and y once
 		{Path: "a/y.py", ViewMode: ViewNone},
@@ -191,7 +192,7 @@ func TestMissingPath(t *testing.T) {
 			func(o Options) error { _, err := Stats(context.Background(), o); return err },
 		} {
 			out := filepath.Join(dir, "out")
-			err := run(Options{BaseDir: dir, Files: tc.files, OutputDir: out})
+			err := run(Options{Engine: codeview.Engine(), BaseDir: dir, Files: tc.files, OutputDir: out})
 			var me *MissingError
 			switch {
 			case tc.want == "" && err != nil:
@@ -210,11 +211,11 @@ func TestMissingPath(t *testing.T) {
 	if err := os.Symlink("nowhere.py", filepath.Join(dir, "link.py")); err != nil {
 		t.Fatal(err)
 	}
-	if items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "link.py"}}}); len(items) != 1 || items[0].Error != "file not found: link.py" {
+	if items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "link.py"}}}); len(items) != 1 || items[0].Error != "file not found: link.py" {
 		t.Errorf("a dangling link: %+v", items)
 	}
 	// the preset's missing file is not an item
-	items := build(t, Options{BaseDir: dir, Files: Preset{Files: []FileItem{{Path: "a.py"}, {Path: "missing.py"}}}.Apply(Options{}).Files})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: Preset{Files: []FileItem{{Path: "a.py"}, {Path: "missing.py"}}}.Apply(Options{Engine: codeview.Engine()}).Files})
 	if got := labels(items); fmt.Sprint(got) != "[a.py]" {
 		t.Errorf("preset: %v", got)
 	}
@@ -228,7 +229,7 @@ func TestBinaryAndLimits(t *testing.T) {
 		"big.txt":  strings.Repeat("x", 200),
 		"fence.md": "a ``` b ````` c\n",
 	})
-	items := build(t, Options{BaseDir: dir, MaxFileBytes: 100, Files: []FileItem{{Path: "*"}}})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, MaxFileBytes: 100, Files: []FileItem{{Path: "*"}}})
 	byPath := map[string]Item{}
 	for _, it := range items {
 		byPath[it.Path] = it
@@ -268,7 +269,7 @@ func TestFocusNeverBySubstring(t *testing.T) {
 		}
 	}
 	dir := tree(t, map[string]string{"a.py": "a = 1\n", "data.py": "d = 1\n"})
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "*.py"}}, Focus: []string{"a.py"}})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "*.py"}}, Focus: []string{"a.py"}})
 	if !items[0].Focus || items[0].ViewMode != ViewFull || items[1].Focus || items[1].RequestedViewMode != ViewSkeleton {
 		t.Errorf("tier 3 items: %+v / %+v", items[0], items[1])
 	}
@@ -298,7 +299,7 @@ func TestFocusMatches(t *testing.T) {
 		}
 	}
 	dir := tree(t, map[string]string{"src/a.py": "a = 1\n", "src/b.py": "b = 1\n", "c.c": "int c;\n", "d.md": "# D\n"})
-	res, err := Run(context.Background(), Options{BaseDir: dir, Strategy: StrategyTier3,
+	res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Strategy: StrategyTier3,
 		Files: []FileItem{{Path: "src/*.py"}, {Path: "c.c"}, {Path: "d.md"}},
 		Focus: []string{"src/*.py", "nothing.py", "a", filepath.Join(dir, "d.md")}})
 	if err != nil {
@@ -323,7 +324,7 @@ func TestFocusMatches(t *testing.T) {
 
 func TestAutoAggregateAndForceFull(t *testing.T) {
 	dir := tree(t, map[string]string{"a.txt": "A\n", "b.txt": "B\n"})
-	res, err := Run(context.Background(), Options{BaseDir: dir, Strategy: StrategySummarize, Files: []FileItem{
+	res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Strategy: StrategySummarize, Files: []FileItem{
 		{Path: "a.txt", NoAutoAggregate: true},
 		{Path: "b.txt", ViewMode: ViewNone, ForceFull: true},
 	}})
@@ -496,7 +497,7 @@ func TestNumberingConcurrent(t *testing.T) {
 func TestRunWritesAndCancels(t *testing.T) {
 	dir := tree(t, map[string]string{"a.txt": "A\n"})
 	out := filepath.Join(dir, "out")
-	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "a.txt"}}, OutputDir: out, Namespace: "p"})
+	res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "a.txt"}}, OutputDir: out, Namespace: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -508,7 +509,7 @@ func TestRunWritesAndCancels(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Run(ctx, Options{BaseDir: dir, Files: []FileItem{{Path: "*"}}, OutputDir: out, Namespace: "p"}); !errors.Is(err, context.Canceled) {
+	if _, err := Run(ctx, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "*"}}, OutputDir: out, Namespace: "p"}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled run: %v", err)
 	}
 	if _, err := os.Stat(filepath.Join(out, "p_002.md")); err == nil {
@@ -540,7 +541,7 @@ func TestOutputDirNotAggregated(t *testing.T) {
 	dir := tree(t, map[string]string{"a.md": "# A\n", ".ctx/out/p_001.md": "## Files\n", ".ctx/notes.md": "kept\n"})
 	out := filepath.Join(dir, ".ctx", "out")
 	for _, o := range []Options{
-		{BaseDir: dir, Files: []FileItem{{Path: "**/*.md"}, {Path: "."}}, OutputDir: out, Namespace: "p"},
+		{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "**/*.md"}, {Path: "."}}, OutputDir: out, Namespace: "p"},
 		{BaseDir: dir, Files: []FileItem{{Path: "**/*.md"}, {Path: "."}}, SkipDirs: []string{out}}, // --stdout: no output written
 	} {
 		res, err := Run(context.Background(), o)
@@ -551,7 +552,7 @@ func TestOutputDirNotAggregated(t *testing.T) {
 			t.Errorf("OutputDir %q: items %s", o.OutputDir, got)
 		}
 	}
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: ".ctx/out/p_001.md"}}, SkipDirs: []string{out}})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: ".ctx/out/p_001.md"}}, SkipDirs: []string{out}})
 	if len(items) != 1 || items[0].Status != StatusOK {
 		t.Errorf("explicit file in the output directory: %+v", items)
 	}
@@ -561,7 +562,7 @@ func TestOutputDirNotAggregated(t *testing.T) {
 // (Next.js routes such as app/[id]/page.tsx); otherwise it is a glob.
 func TestLiteralPathWithGlobCharacters(t *testing.T) {
 	dir := tree(t, map[string]string{"app/[id]/page.tsx": "export default 1\n", "b{1}.txt": "b\n", "a1.txt": "a\n"})
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "app/[id]/page.tsx"}, {Path: "b{1}.txt"}, {Path: "app/[id]"}, {Path: "a[0-9].txt"}}})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "app/[id]/page.tsx"}, {Path: "b{1}.txt"}, {Path: "app/[id]"}, {Path: "a[0-9].txt"}}})
 	var got []string
 	for _, it := range items {
 		got = append(got, it.Path+":"+string(it.Status))
@@ -578,7 +579,7 @@ func TestSymlinkedFileOnce(t *testing.T) {
 	if err := os.Symlink("real.py", filepath.Join(dir, "link.py")); err != nil {
 		t.Skip("no symbolic links:", err)
 	}
-	items := build(t, Options{BaseDir: dir, Files: []FileItem{{Path: "*.py"}, {Path: "real.py", ViewMode: ViewNone}}})
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "*.py"}, {Path: "real.py", ViewMode: ViewNone}}})
 	var got []string
 	for _, it := range items {
 		got = append(got, it.Path+":"+string(it.ViewMode))
@@ -591,7 +592,7 @@ func TestSymlinkedFileOnce(t *testing.T) {
 // A label with a backtick keeps its heading a single code span.
 func TestHeaderLabelWithBacktick(t *testing.T) {
 	dir := tree(t, map[string]string{"a`b.py": "x = 1\n", "plain.py": "y = 2\n", "s``.png": "img"})
-	res, err := Run(context.Background(), Options{BaseDir: dir, Files: []FileItem{{Path: "*.py"}}, Screenshots: []string{"*.png"}})
+	res, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "*.py"}}, Screenshots: []string{"*.png"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -625,7 +626,7 @@ func TestHistoryFileNeverAggregated(t *testing.T) {
 	if err := os.Symlink(filepath.Join(dir, "h.json"), filepath.Join(dir, "sub", "link.json")); err != nil {
 		t.Skip(err)
 	}
-	o := Options{BaseDir: dir, HistoryFile: filepath.Join(dir, "h.json"), AttachmentsDir: filepath.Join(dir, "chat", "files")}
+	o := Options{Engine: codeview.Engine(), BaseDir: dir, HistoryFile: filepath.Join(dir, "h.json"), AttachmentsDir: filepath.Join(dir, "chat", "files")}
 	o.Files = []FileItem{{Path: "."}}
 	if got := strings.Join(labels(build(t, o)), " "); got != "app.py chat/notes.md only/h2.json other.json sub/keep.json" {
 		t.Errorf("walk: %s", got)

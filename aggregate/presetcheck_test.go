@@ -7,12 +7,14 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 )
 
 func TestCheckFiles(t *testing.T) {
 	dir := tree(t, map[string]string{"a.md": "a", "src/x.go": "x", "src/y.go": "y", "empty/.keep": "", ".gitignore": "ignored/\n*.log\n",
 		"ignored/z.go": "z", "src/a.log": "", "uv.lock": ""})
-	o := Options{BaseDir: dir}
+	o := Options{Engine: codeview.Engine(), BaseDir: dir}
 	// a glob whose base git ignores is read; a glob whose every match git
 	// or the default list leaves out names nothing
 	fc, err := CheckFiles(context.Background(), o, []FileItem{

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
@@ -28,7 +29,7 @@ func TestRedactFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Redact: sc, Files: []aggregate.FileItem{
+	res, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Redact: sc, Files: []aggregate.FileItem{
 		{Path: "conf.py"}, {Path: "skel.py", ViewMode: aggregate.ViewSkeleton}, {Path: "bin.dat"}, {Path: "ok.py"},
 	}})
 	if err != nil {
@@ -56,7 +57,7 @@ func TestRedactFiles(t *testing.T) {
 	if got := res.RedactionSummary(); got != "2 credentials redacted (github-pat ×2) in conf.py, skel.py" {
 		t.Errorf("summary %q", got)
 	}
-	plain, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "conf.py"}}})
+	plain, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "conf.py"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +86,7 @@ func TestScanFiles(t *testing.T) {
 	}
 	files := []aggregate.FileItem{{Path: "b.py"}, {Path: "a.py"}, {Path: "bin.dat"}, {Path: "ok.py"},
 		{Path: "off.py", NoAutoAggregate: true}, {Path: "none.py", ViewMode: aggregate.ViewNone}}
-	res, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Scan: sc, Files: files})
+	res, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Scan: sc, Files: files})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -106,7 +107,7 @@ func TestScanFiles(t *testing.T) {
 	if n := strings.Count(string(js), `"secrets":[{"rule":"github-pat"`); n < 2 {
 		t.Errorf("%d items list their secrets in JSON: %s", n, js)
 	}
-	red, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Scan: sc, Redact: sc, Files: files[:2]})
+	red, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Scan: sc, Redact: sc, Files: files[:2]})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +128,7 @@ func TestSecretWarnings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Scan: sc, Files: []aggregate.FileItem{{Path: "keys.py"}}})
+	res, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Scan: sc, Files: []aggregate.FileItem{{Path: "keys.py"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,5 +137,26 @@ func TestSecretWarnings(t *testing.T) {
 		w[0] != "keys.py:1: github-pat: a credential is in the pack (--redact, or redact = true in [secrets] of ctx.toml, replaces it)" ||
 		w[len(w)-1] != `2 more credentials are in the pack (--format json lists each under "secrets")` {
 		t.Errorf("warnings:\n%s", strings.Join(w, "\n"))
+	}
+}
+
+// A nil Engine is TextEngine: aggregate alone links no parser, so a
+// skeleton falls back to the text summary; codeview.Engine renders it.
+func TestNilEngineIsText(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{"a.py": "def f():\n    return 1\n"})
+	files := []aggregate.FileItem{{Path: "a.py", ViewMode: aggregate.ViewSkeleton}}
+	plain, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Files: files})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := plain.Items[0]; it.ViewMode != aggregate.ViewSummary || !strings.Contains(it.Content, "**PY** — 2 lines") {
+		t.Errorf("nil engine: %s view %q", it.ViewMode, it.Content)
+	}
+	tree, err := aggregate.Run(context.Background(), aggregate.Options{BaseDir: dir, Files: files, Engine: codeview.Engine()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if it := tree.Items[0]; it.ViewMode != aggregate.ViewSkeleton || !strings.Contains(it.Content, "def f():") {
+		t.Errorf("codeview: %s view %q", it.ViewMode, it.Content)
 	}
 }

@@ -140,7 +140,9 @@ type Options struct {
 	// Estimator counts the tokens of every file and block; nil is
 	// measure.Default().
 	Estimator measure.Estimator
-	// Engine renders the structural views; nil is [DefaultEngine].
+	// Engine renders the structural views; nil is [TextEngine], which has
+	// none (a skeleton falls back to the text summary). codeview.Engine is
+	// the tree-sitter engine, which config.Project gives every run.
 	Engine Engine
 	// Cache keeps views, token counts and symbol counts between runs (see
 	// [Cache]); nil, the default, keeps nothing. The output is the same

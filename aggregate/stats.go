@@ -58,7 +58,7 @@ type DirStats struct {
 // ComputeFileStats measures src: lines, bytes and tokens ([measure.Measure]
 // with est; nil is measure.Default()) and the number of symbols the engine
 // finds (0 when the language is not supported; a nil engine is
-// [DefaultEngine]). A binary file counts its bytes only.
+// [TextEngine], which finds none). A binary file counts its bytes only.
 func ComputeFileStats(ctx context.Context, eng Engine, est measure.Estimator, label string, src []byte) FileStats {
 	eng = engineOr(eng)
 	fs := FileStats{Path: label, Bytes: len(src)}

@@ -13,6 +13,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
 
 	"github.com/ctxaudit/ctx/internal/testlane"
@@ -58,7 +59,7 @@ func streamCases(t *testing.T) []struct {
 		max, file int
 		focus     []string
 	}{{3000, 0, nil}, {800, 0, nil}, {100, 0, nil}, {20, 0, nil}, {0, 500, nil}, {700, 300, nil}, {30, 0, []string{"mid.py"}}} {
-		o := Options{BaseDir: dir, Files: budgetFiles(), Focus: b.focus}
+		o := Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), Focus: b.focus}
 		if b.max > 0 {
 			o.MaxTokens = measure.Max(int64(b.max))
 		}
@@ -208,7 +209,7 @@ func TestStreamCancelledLeavesNothing(t *testing.T) {
 		for _, stopAt := range []int{1, 10, 39} {
 			out := filepath.Join(t.TempDir(), "out")
 			ctx, cancel := context.WithCancel(context.Background())
-			o := Options{BaseDir: dir, Files: []FileItem{{Path: "*.py"}}, OutputDir: out, AllowOutside: []string{out}, Concurrency: 2, MaxTokens: budget,
+			o := Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "*.py"}}, OutputDir: out, AllowOutside: []string{out}, Concurrency: 2, MaxTokens: budget,
 				Progress: func(done, total int) {
 					if done == stopAt {
 						cancel()
@@ -231,7 +232,7 @@ func TestStreamCancelledLeavesNothing(t *testing.T) {
 // The numbered file holds what Stream writes to its writer.
 func TestStreamNumberedFile(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
-	o := Options{BaseDir: project, Files: withView(ViewSkeleton, codeFiles...), OutputDir: out, AllowOutside: []string{out}, History: "### Discussion Excerpt 1\n\nUser: hi\n"}
+	o := Options{Engine: codeview.Engine(), BaseDir: project, Files: withView(ViewSkeleton, codeFiles...), OutputDir: out, AllowOutside: []string{out}, History: "### Discussion Excerpt 1\n\nUser: hi\n"}
 	var w bytes.Buffer
 	res, err := Stream(context.Background(), o, &w)
 	if err != nil {
@@ -241,7 +242,7 @@ func TestStreamNumberedFile(t *testing.T) {
 	if err != nil || !bytes.Equal(b, w.Bytes()) || filepath.Base(res.OutputPath) != "ctx_001.md" {
 		t.Fatalf("%s: %d bytes, %v; wrote %d", res.OutputPath, len(b), err, w.Len())
 	}
-	want, err := Run(context.Background(), Options{BaseDir: project, Files: o.Files, History: o.History})
+	want, err := Run(context.Background(), Options{Engine: codeview.Engine(), BaseDir: project, Files: o.Files, History: o.History})
 	if err != nil || want.Markdown+"\n" != w.String() {
 		t.Fatalf("the numbered file differs from Run's document: %v", err)
 	}
@@ -255,7 +256,7 @@ func TestStreamNumberedFile(t *testing.T) {
 func TestStreamWriteError(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "out")
 	boom := errors.New("disk full")
-	_, err := Stream(context.Background(), Options{BaseDir: project, Files: []FileItem{{Path: "**"}}, OutputDir: out, AllowOutside: []string{out}}, failWriter{boom})
+	_, err := Stream(context.Background(), Options{Engine: codeview.Engine(), BaseDir: project, Files: []FileItem{{Path: "**"}}, OutputDir: out, AllowOutside: []string{out}}, failWriter{boom})
 	if !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
@@ -273,7 +274,7 @@ func (f failWriter) Write([]byte) (int, error) { return 0, f.err }
 func TestStreamBudgetFileChanged(t *testing.T) {
 	dir := budgetTree(t)
 	changed := false
-	o := Options{BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(100000), Concurrency: 1,
+	o := Options{Engine: codeview.Engine(), BaseDir: dir, Files: budgetFiles(), MaxTokens: measure.Max(100000), Concurrency: 1,
 		Progress: func(done, total int) {
 			if done == total && !changed {
 				changed = true

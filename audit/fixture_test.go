@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
@@ -80,7 +81,7 @@ func realistic(t *testing.T) *manifest.Manifest {
 			},
 		},
 		Budgets: manifest.Budgets{{Name: "project", Budget: manifest.Budget{MaxLines: measure.Max(200)}}},
-		Files: &aggregate.Options{
+		Files: &aggregate.Options{Engine: codeview.Engine(),
 			BaseDir: project,
 			Files: []aggregate.FileItem{
 				{Path: "cmd/server/main.go"},

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
@@ -48,7 +49,7 @@ func secretManifest(t *testing.T, dir string) *manifest.Manifest {
 	t.Helper()
 	m, err := manifest.Build(context.Background(), manifest.Options{
 		Discover: discover.Options{Agent: "codex", ProjectDir: dir, Home: t.TempDir(), Getenv: func(string) string { return "" }},
-		Files: &aggregate.Options{Files: []aggregate.FileItem{
+		Files: &aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{
 			{Path: "app/conf.py"},
 			{Path: "app/deep.py", ViewMode: aggregate.ViewSkeleton},
 		}},

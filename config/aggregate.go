@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -60,7 +61,7 @@ func fileItems(file string, es []FileEntry) []aggregate.FileItem {
 // true (then with the allowlist). The [discussion] history file and
 // attachments directory are never aggregated (HistoryFile,
 // AttachmentsDir). The estimator is the file's (nil, the
-// default, when it sets none).
+// default, when it sets none). The engine is codeview's (tree-sitter).
 func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	o := aggregate.Options{
 		BaseDir:   dir,
@@ -69,6 +70,9 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		Keep:      aggregate.DefaultKeep,
 		Strategy:  aggregate.StrategyAuto,
 		Estimator: c.Estimator,
+		// the tree-sitter views: config is where a runtime that reads
+		// ctx.toml gets them, while aggregate alone links no parser
+		Engine: codeview.Engine(),
 	}
 	a := c.Aggregate
 	if f := a.Files; f != nil {

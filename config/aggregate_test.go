@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -38,11 +39,11 @@ func TestPresets(t *testing.T) {
 	if d.Scope != aggregate.ScopeUser || !d.ScreenshotsSet {
 		t.Errorf("global preset: %+v", d)
 	}
-	o := d.Apply(aggregate.Options{Files: []aggregate.FileItem{{Path: "x"}}, Screenshots: []string{"old.png"}})
+	o := d.Apply(aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{{Path: "x"}}, Screenshots: []string{"old.png"}})
 	if len(o.Files) != 1 || o.Files[0].Path != "docs/**" || o.Screenshots[0] != "a.png" {
 		t.Errorf("applied: %+v", o)
 	}
-	o = r.Apply(aggregate.Options{Screenshots: []string{"old.png"}})
+	o = r.Apply(aggregate.Options{Engine: codeview.Engine(), Screenshots: []string{"old.png"}})
 	if o.Screenshots[0] != "old.png" {
 		t.Errorf("a preset without screenshots replaced them: %+v", o)
 	}

@@ -8,8 +8,9 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/ctxaudit/ctx/measure"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 func TestDecodeCore(t *testing.T) {

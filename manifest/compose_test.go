@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
@@ -54,7 +55,7 @@ func TestFileRows(t *testing.T) {
 		"shots/s.png": "png bytes",
 	})
 	pinned := aggregate.Slice{StartLine: 1, EndLine: 1, Tag: "gone", ContentHash: strings.Repeat("0", 64)}
-	res, err := aggregate.Run(context.Background(), aggregate.Options{
+	res, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(),
 		BaseDir: dir,
 		Files: []aggregate.FileItem{{Path: "a.py"}, {Path: "bin.dat"}, {Path: "missing/*.py"},
 			{Path: "skip.txt", NoAutoAggregate: true},
@@ -135,7 +136,7 @@ func TestBuildFiles(t *testing.T) {
 	none := func(string) string { return "" }
 	opts := manifest.Options{
 		Discover: discover.Options{Agent: "codex", ProjectDir: dir, SharedMode: discover.SharedDisabled, Getenv: none},
-		Files:    &aggregate.Options{BaseDir: filepath.Join(dir, "src"), Files: []aggregate.FileItem{{Path: "a.py"}}},
+		Files:    &aggregate.Options{Engine: codeview.Engine(), BaseDir: filepath.Join(dir, "src"), Files: []aggregate.FileItem{{Path: "a.py"}}},
 	}
 	m, err := manifest.Build(context.Background(), opts)
 	if err != nil {
@@ -162,7 +163,7 @@ func TestBuildFiles(t *testing.T) {
 	// cancellation stops the run
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	opts.Files = &aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "src/a.py"}}}
+	opts.Files = &aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "src/a.py"}}}
 	if _, err := manifest.Build(ctx, opts); err == nil {
 		t.Error("a cancelled context did not stop Build")
 	}
@@ -179,7 +180,7 @@ func TestBuildPathsRelativeToProject(t *testing.T) {
 	t.Chdir(t.TempDir())
 	m, err := manifest.Build(context.Background(), manifest.Options{
 		Discover: discover.Options{Agent: "a", ProjectDir: dir, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
-		Files:    &aggregate.Options{Files: []aggregate.FileItem{{Path: "src/main.go"}}},
+		Files:    &aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{{Path: "src/main.go"}}},
 		History:  &manifest.HistoryOptions{Path: "chat/history.json", AttachmentsDir: "chat"},
 	})
 	if err != nil {
@@ -198,7 +199,7 @@ func TestBuildFilesTruncated(t *testing.T) {
 	none := func(string) string { return "" }
 	m := build(t, manifest.Options{
 		Discover: discover.Options{Agent: "codex", ProjectDir: dir, SharedMode: discover.SharedDisabled, Getenv: none},
-		Files:    &aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "deep.cpp", ViewMode: aggregate.ViewOutline}}},
+		Files:    &aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "deep.cpp", ViewMode: aggregate.ViewOutline}}},
 	})
 	if len(m.Files) != 1 || m.Files[0].Truncated != "symbols nested deeper than 64 levels are not listed" || m.Files[0].Status != "ok" {
 		t.Fatalf("row %+v", m.Files)
@@ -223,7 +224,7 @@ func TestBuildFilesWithinBudget(t *testing.T) {
 		for _, max := range []int64{60, 200, 1000} {
 			opts := manifest.Options{
 				Discover: discover.Options{Agent: "codex", ProjectDir: dir, SharedMode: discover.SharedDisabled, Getenv: none},
-				Files: &aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "src"}}, MaxTokens: measure.Max(max),
+				Files: &aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "src"}}, MaxTokens: measure.Max(max),
 					Screenshots: []string{"shots/*.png"}},
 			}
 			opts.SetEstimator(est)

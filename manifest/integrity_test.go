@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
 )
@@ -65,7 +66,7 @@ func TestDecodeRefusesEditedSection(t *testing.T) {
 	dir := project(t, map[string]string{"a.py": "A = 1\n"})
 	m := build(t, manifest.Options{
 		Discover: discover.Options{Agent: "a", ProjectDir: dir, Home: dir, SharedMode: discover.SharedDisabled},
-		Files:    &aggregate.Options{Files: []aggregate.FileItem{{Path: "a.py"}}},
+		Files:    &aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{{Path: "a.py"}}},
 	})
 	good, err := manifest.Marshal(m)
 	if err != nil {
@@ -87,7 +88,7 @@ func TestDecodeRefusesInconsistentFiles(t *testing.T) {
 	dir := project(t, map[string]string{"a.py": "A = 1\n", "b.py": "B = 2\n"})
 	m := build(t, manifest.Options{
 		Discover: discover.Options{Agent: "a", ProjectDir: dir, Home: dir, SharedMode: discover.SharedDisabled},
-		Files:    &aggregate.Options{Files: []aggregate.FileItem{{Path: "a.py"}, {Path: "b.py"}}},
+		Files:    &aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{{Path: "a.py"}, {Path: "b.py"}}},
 	})
 	check := func(name string, edit func(m *manifest.Manifest), want string) {
 		t.Helper()

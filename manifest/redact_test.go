@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
@@ -27,7 +28,7 @@ func TestRedactBuild(t *testing.T) {
 		return manifest.Options{
 			Discover: discover.Options{Agent: "codex", ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled},
 			Budgets:  manifest.Budgets{{Name: "project", Budget: budget}},
-			Files:    &aggregate.Options{Files: []aggregate.FileItem{{Path: "conf.py"}}},
+			Files:    &aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{{Path: "conf.py"}}},
 			Redact:   true,
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
@@ -84,7 +85,7 @@ func relFixture(t *testing.T, root, home string) manifest.Options {
 			},
 		},
 		Budgets: manifest.Budgets{budget("native:"+project+"/NATIVE.md", lim(10), noLimit), budget("memory", noLimit, lim(5))},
-		Files:   &aggregate.Options{BaseDir: project, Files: []aggregate.FileItem{{Path: "src/**/*.py"}}},
+		Files:   &aggregate.Options{Engine: codeview.Engine(), BaseDir: project, Files: []aggregate.FileItem{{Path: "src/**/*.py"}}},
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
@@ -281,7 +282,7 @@ func TestOneEstimatorForEveryCount(t *testing.T) {
 	})
 	o := opts(dir)
 	o.Discover.NoDiscover = false
-	f := aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "a.go"}}}
+	f := aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "a.go"}}}
 	o.Files = &f
 	o.History = &manifest.HistoryOptions{Path: filepath.Join(dir, "h.json")}
 	est := measure.O200kBase()

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
@@ -65,7 +66,7 @@ func fixtureOptions(dir string, relative bool) manifest.Options {
 				{ID: "note", Kind: "memory", Text: str("A note.\n")},
 			},
 		},
-		Files:         &aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "src/**/*.py"}}},
+		Files:         &aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Files: []aggregate.FileItem{{Path: "src/**/*.py"}}},
 		History:       &manifest.HistoryOptions{Path: dir + "/chat/history.json", Name: "chat/history.json"},
 		RelativePaths: relative,
 	}

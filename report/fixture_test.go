@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
@@ -177,7 +178,7 @@ func small(t *testing.T) fixture {
 				{ID: "sandbox-note", Kind: "note", Text: strp("Run tests with -short in the sandbox.")},
 			},
 		},
-		Files: &aggregate.Options{
+		Files: &aggregate.Options{Engine: codeview.Engine(),
 			BaseDir: project,
 			Files: []aggregate.FileItem{
 				{Path: "cmd/server/main.go"},
@@ -247,7 +248,7 @@ func budgets(t *testing.T) fixture {
 			{Name: "tokens", Budget: manifest.Budget{MaxTokens: measure.Max(100)}},
 			{Name: "note", Budget: manifest.Budget{MaxLines: measure.Max(10)}},
 		},
-		Files: &aggregate.Options{
+		Files: &aggregate.Options{Engine: codeview.Engine(),
 			BaseDir: project,
 			Files: []aggregate.FileItem{
 				{Path: "internal/store.go"},
@@ -286,7 +287,7 @@ func large(t *testing.T) fixture {
 	testfs.Write(t, project, files)
 	o := manifest.Options{
 		Discover: discover.Options{Agent: "generic", ProjectDir: project, Home: home, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
-		Files:    &aggregate.Options{BaseDir: project, Files: []aggregate.FileItem{{Path: "pkg*/**/*.txt"}}},
+		Files:    &aggregate.Options{Engine: codeview.Engine(), BaseDir: project, Files: []aggregate.FileItem{{Path: "pkg*/**/*.txt"}}},
 	}
 	return buildFixture(t, "large", root, o, audit.Options{NoSecrets: true})
 }

@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/ctxaudit/ctx/aggregate/engine"
 	"github.com/ctxaudit/ctx/internal/treesitter"
 )
 
@@ -310,14 +311,14 @@ func (f *File) Outline(ctx context.Context) (string, error) {
 	return withNote(b.String(), trunc), trunc
 }
 
-// MaskMode says what [Mask] shows of a symbol.
-type MaskMode string
+// MaskMode says what [Mask] shows of a symbol (engine.MaskMode).
+type MaskMode = engine.MaskMode
 
 // Mask modes accepted by [Mask].
 const (
-	MaskDef  MaskMode = "def"  // the whole definition
-	MaskSig  MaskMode = "sig"  // the declaration with its body elided
-	MaskHide MaskMode = "hide" // nothing
+	MaskDef  = engine.MaskDef  // the whole definition
+	MaskSig  = engine.MaskSig  // the declaration with its body elided
+	MaskHide = engine.MaskHide // nothing
 )
 
 // UnknownSymbolsError reports mask entries that name no symbol of the file

@@ -10,24 +10,16 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	toml "github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
 
-	"github.com/ctxaudit/ctx/internal/mdtext"
+	"github.com/ctxaudit/ctx/aggregate/engine"
 	"github.com/ctxaudit/ctx/internal/treesitter"
-	"github.com/ctxaudit/ctx/measure"
 )
 
 // maxListItems caps the names listed on one summary line.
 const maxListItems = 40
-
-// maxPreviewLine caps the bytes shown of one preview line.
-const maxPreviewLine = 200
-
-// previewLines is the number of non-blank lines shown by a text summary.
-const previewLines = 8
 
 // Summary returns the heuristic summary of a file, chosen by the extension of
 // path: Python, TOML, Markdown, Go, C, C++, JavaScript, TypeScript, Rust and
@@ -56,9 +48,7 @@ func summary(ctx context.Context, path string, src []byte, code func(Language) (
 	return textSummary(ext, src)
 }
 
-func header(kind string, src []byte) string {
-	return fmt.Sprintf("**%s** — %d lines", kind, measure.Lines(src))
-}
+func header(kind string, src []byte) string { return engine.SummaryHeader(kind, src) }
 
 // listLine renders "label: a, b, c", at most maxListItems names followed by
 // "… (+N more)", or "" when names is empty.
@@ -106,42 +96,11 @@ func sortedUniq(names []string) []string {
 
 // Text.
 
-// TextSummary is the summary of a file that has no structural summary:
-// "**EXT** — N lines" and a fenced preview of its first non-blank lines.
-func TextSummary(path string, src []byte) string {
-	return textSummary(strings.ToLower(filepath.Ext(path)), src)
-}
+// TextSummary is the summary of a file that has no structural summary
+// (engine.TextSummary).
+func TextSummary(path string, src []byte) string { return engine.TextSummary(path, src) }
 
-func textSummary(ext string, src []byte) string {
-	kind := strings.ToUpper(strings.TrimPrefix(ext, "."))
-	info := strings.TrimPrefix(ext, ".")
-	if kind == "" {
-		kind, info = "TEXT", "text"
-	}
-	var lines []string
-	for _, l := range strings.Split(string(src), "\n") {
-		l = strings.TrimRight(l, "\r")
-		if strings.TrimSpace(l) == "" {
-			continue
-		}
-		if len(l) > maxPreviewLine {
-			cut := maxPreviewLine
-			for cut > 0 && !utf8.RuneStart(l[cut]) {
-				cut--
-			}
-			l = l[:cut] + "…"
-		}
-		lines = append(lines, l)
-		if len(lines) == previewLines {
-			break
-		}
-	}
-	h := header(kind, src)
-	if len(lines) == 0 {
-		return h
-	}
-	return h + "\n" + mdtext.Fence(info, strings.Join(lines, "\n"))
-}
+func textSummary(ext string, src []byte) string { return engine.TextSummary("file"+ext, src) }
 
 // Markdown.
 

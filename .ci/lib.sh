@@ -24,6 +24,9 @@ static_checks() {
   step "no stopwatches in tests (an elapsed-time threshold under 30 s fails here)"
   go test -count=1 -run 'TestNoStopwatches|TestStopwatchChecker' ./internal/archtest
 
+  step "the core builds without cgo (manifest, render, audit)"
+  CGO_ENABLED=0 go build ./manifest ./render ./audit
+
   step "go vet"
   go vet ./...
 

@@ -50,7 +50,7 @@ type BeadsOptions struct {
 	Allow func(real string) bool
 	// Redact, when set, replaces the credentials in each bead's title,
 	// description and id (Beads.Redacted records them).
-	Redact *secrets.Scanner
+	Redact secrets.Scanner
 }
 
 // Bead is one issue of a Beads store.
@@ -236,7 +236,7 @@ func ReadBeads(o BeadsOptions) (*Beads, error) {
 }
 
 // redact replaces the credentials in the fields of every bead.
-func (b *Beads) redact(sc *secrets.Scanner) error {
+func (b *Beads) redact(sc secrets.Scanner) error {
 	for i := range b.Beads {
 		x := &b.Beads[i]
 		for _, f := range []struct {

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
 // cacheProject has files for every cached view.
@@ -239,7 +240,7 @@ func TestCacheKeepsRedactedAndPlainApart(t *testing.T) {
 		fmt.Fprintf(&src, "def g%d(x):\n    return x * %d\n\n", i, i)
 	}
 	dir := testfs.Tree(t, map[string]string{"conf.py": src.String()})
-	sc, err := secrets.New(secrets.Options{})
+	sc, err := gitleaks.New(secrets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

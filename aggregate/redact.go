@@ -28,7 +28,7 @@ type Redaction struct {
 // redact scans a file's bytes and returns its redaction, or nil when the
 // file has no credential or is not text (invalid UTF-8 or a NUL byte: a
 // binary file is never shown).
-func redact(ctx context.Context, sc *secrets.Scanner, label string, src []byte) (*Redaction, error) {
+func redact(ctx context.Context, sc secrets.Scanner, label string, src []byte) (*Redaction, error) {
 	if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
 		return nil, nil
 	}
@@ -59,7 +59,7 @@ func (res *Result) RedactionSummary() string {
 
 // scanOnly scans a file's bytes and returns the credentials found, nil
 // when the file has none or is not text (see redact).
-func scanOnly(ctx context.Context, sc *secrets.Scanner, label string, src []byte) ([]secrets.Finding, error) {
+func scanOnly(ctx context.Context, sc secrets.Scanner, label string, src []byte) ([]secrets.Finding, error) {
 	if !utf8.Valid(src) || bytes.IndexByte(src, 0) >= 0 {
 		return nil, nil
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
 const fakePAT = "ghp_Yk3IMJ9PvMJ11Uqz6DNLLgGxJCbUUrt93l4B" // fake
@@ -25,7 +26,7 @@ func TestRedactFiles(t *testing.T) {
 		"bin.dat": "\x00" + fakePAT,
 		"ok.py":   "x = 1\n",
 	})
-	sc, err := secrets.New(secrets.Options{})
+	sc, err := gitleaks.New(secrets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +81,7 @@ func TestScanFiles(t *testing.T) {
 		"none.py": conf,
 		"ok.py":   "PRICING_PHASE_1_FLAG_KEY = \"pricing-phase-1-limits\"\n",
 	})
-	sc, err := secrets.New(secrets.Options{})
+	sc, err := gitleaks.New(secrets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +125,7 @@ func TestSecretWarnings(t *testing.T) {
 		fmt.Fprintf(&b, "KEY_%d = \"%s\"\n", i, fakePAT)
 	}
 	dir := testfs.Tree(t, map[string]string{"keys.py": b.String()})
-	sc, err := secrets.New(secrets.Options{})
+	sc, err := gitleaks.New(secrets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

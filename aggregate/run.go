@@ -189,13 +189,13 @@ type Options struct {
 	// Redact, when not nil, replaces every credential it finds in a text
 	// file with "[REDACTED:rule]" before the file's view is made, so that
 	// no view holds one; Item.Redacted records them.
-	Redact *secrets.Scanner
+	Redact secrets.Scanner
 	// Scan, when not nil and Redact is nil, looks for credentials in every
 	// text file packed, and leaves them: Item.Secrets records them (the
 	// rule, line and column, never the secret) and
 	// Result.UnredactedSecrets lists them, so that a pack never holds a
 	// credential without a word.
-	Scan *secrets.Scanner
+	Scan secrets.Scanner
 
 	bound *fileio.Boundary // ProjectDir and AllowOutside, set by normalized
 	gate  *gate            // the bytes parsed at once, set by normalized

@@ -18,7 +18,8 @@
 // [Write] prints a [Report] in every format of `ctx audit` (see
 // [Formats]); [Document] is the JSON document, for runtimes to decode:
 //
-//	rep, err := audit.Run(m, p.Thresholds(), nil) // p from config.LoadProject
+//	ao, err := p.AuditOptions() // p from config.LoadProject
+//	rep, err := audit.RunContext(ctx, m, ao)
 //	err = audit.Write(os.Stdout, rep, audit.FormatJSON, audit.WriteOptions{})
 //	if rep.Fails(audit.Warning) { ... }           // what --check does
 package audit
@@ -219,15 +220,18 @@ type Options struct {
 	Estimator measure.Estimator
 	// Secrets scans every emitted fragment, aggregated file and the
 	// discussion history for credentials (secret findings, severity
-	// error); nil uses secrets.Default(), the default rules with no
-	// allowlist.
-	Secrets *secrets.Scanner
-	// NoSecrets skips the scan.
+	// error); nil scans nothing, as a nil scanner does in every option
+	// of ctx. config.Project.AuditOptions gives secrets/gitleaks' with the
+	// project's allowlist.
+	Secrets secrets.Scanner
+	// NoSecrets skips the scan even with a Secrets scanner.
 	NoSecrets bool
 }
 
-// Run audits m with the default secret scan: [RunContext] with the
-// thresholds and estimator and a background context.
+// Run audits m without a secret scan: [RunContext] with the thresholds
+// and estimator and a background context. A runtime that reads ctx.toml
+// calls RunContext with config.Project.AuditOptions, which scans as
+// `ctx audit` does.
 //
 // The total is measured on the rendered text with est, which must be the
 // estimator the manifest names, so that source and total tokens are
@@ -337,14 +341,7 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 	rep.Findings = append(rep.Findings, fileFindings(m)...)
 	rep.Findings = append(rep.Findings, redactionFindings(m)...)
 	rep.Findings = append(rep.Findings, attachmentFindings(m)...)
-	if !o.NoSecrets {
-		sc := o.Secrets
-		if sc == nil {
-			var err error
-			if sc, err = secrets.Default(); err != nil {
-				return nil, err
-			}
-		}
+	if sc := o.Secrets; sc != nil && !o.NoSecrets {
 		found, err := secretFindings(ctx, m, sc)
 		if err != nil {
 			return nil, err

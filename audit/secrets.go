@@ -71,7 +71,7 @@ const (
 // secretFindings scans what m sends, in rendering order: the fragment of
 // every included source, the block of every aggregated file, the
 // discussion history.
-func secretFindings(ctx context.Context, m *manifest.Manifest, sc *secrets.Scanner) ([]Finding, error) {
+func secretFindings(ctx context.Context, m *manifest.Manifest, sc secrets.Scanner) ([]Finding, error) {
 	// the texts are scanned in parallel and reported in this order
 	var jobs []scanJob
 	add := func(id, name, text string, where func(f secrets.Finding) (line int, msg string)) {
@@ -140,7 +140,7 @@ type scanJob struct {
 // scanAll scans the texts of jobs on GOMAXPROCS workers and returns their
 // findings in the order of jobs; the first error (or the context's) stops
 // it. A worker's panic is raised again here.
-func scanAll(parent context.Context, sc *secrets.Scanner, jobs []scanJob) ([]Finding, error) {
+func scanAll(parent context.Context, sc secrets.Scanner, jobs []scanJob) ([]Finding, error) {
 	results := make([][]Finding, len(jobs))
 	errs := make([]error, len(jobs))
 	ctx, cancel := context.WithCancel(parent)

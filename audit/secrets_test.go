@@ -17,6 +17,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
 // fake credentials (random, never valid)
@@ -67,7 +68,7 @@ func secretManifest(t *testing.T, dir string) *manifest.Manifest {
 func TestSecretFindings(t *testing.T) {
 	dir := secretProject(t)
 	m := secretManifest(t, dir)
-	rep, err := audit.RunContext(context.Background(), m, audit.Options{Thresholds: audit.DefaultThresholds()})
+	rep, err := audit.RunContext(context.Background(), m, audit.Options{Thresholds: audit.DefaultThresholds(), Secrets: scanner(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +144,7 @@ func TestSecretScanOptions(t *testing.T) {
 	if n := secretsOf(audit.Options{NoSecrets: true}); n != 0 {
 		t.Errorf("NoSecrets: %d findings", n)
 	}
-	sc, err := secrets.New(secrets.Options{Allow: []secrets.Allow{{Rules: []string{"github-pat"}, Paths: []string{"app/**"}}}})
+	sc, err := gitleaks.New(secrets.Options{Allow: []secrets.Allow{{Rules: []string{"github-pat"}, Paths: []string{"app/**"}}}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestSecretScanOptions(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := audit.RunContext(ctx, m, audit.Options{Thresholds: audit.DefaultThresholds()}); err == nil {
+	if _, err := audit.RunContext(ctx, m, audit.Options{Thresholds: audit.DefaultThresholds(), Secrets: scanner(t)}); err == nil {
 		t.Error("a cancelled audit succeeded")
 	}
 }
@@ -169,11 +170,21 @@ func TestNoSecretsNoFinding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := audit.Run(m, audit.DefaultThresholds(), nil)
+	rep, err := audit.RunContext(context.Background(), m, audit.Options{Thresholds: audit.DefaultThresholds(), Secrets: scanner(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if rep.Fails(audit.Warning) {
 		t.Errorf("findings on an ordinary project: %+v", rep.Findings)
 	}
+}
+
+// scanner is the default scanner of secrets/gitleaks.
+func scanner(t *testing.T) secrets.Scanner {
+	t.Helper()
+	sc, err := gitleaks.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }

@@ -12,7 +12,8 @@
 //	p, err := config.LoadProject(config.ProjectOptions{Dir: dir})
 //	m, err := manifest.Build(ctx, p.ManifestOptions()) // ctx manifest
 //	text := render.Text(m)                             // ctx render
-//	rep, err := audit.Run(m, p.Thresholds(), nil)      // ctx audit
+//	ao, err := p.AuditOptions()                        // ctx audit: thresholds, secret scanner
+//	rep, err := audit.RunContext(ctx, m, ao)
 //	err = audit.Write(w, rep, audit.FormatJSON, audit.WriteOptions{Home: p.Home})
 //
 // [Project.ManifestOptions] covers discovery, [[sources]], budgets,

@@ -209,7 +209,10 @@ func (p *Project) ManifestOptions() manifest.Options {
 	o.Beads = p.Config.BeadsOptions(p.Dir, p.Home)
 	o.History = p.HistoryOptions()
 	o.AllowOutside = p.AllowOutside()
-	o.Secrets = c.SecretsOptions()
+	if sc, err := c.Scanner(); err == nil {
+		// the scanner of --redact: its rules compile only when it scans
+		o.Scanner = sc
+	}
 	if c.Secrets.Redact != nil {
 		o.Redact = *c.Secrets.Redact
 	}
@@ -274,6 +277,18 @@ func (p *Project) Thresholds() audit.Thresholds {
 		th.TotalTokens = *v
 	}
 	return th
+}
+
+// AuditOptions returns the options of audit.RunContext for the project, as
+// `ctx audit`, `ctx mcp` and examples/runtime run it: the thresholds of
+// [audit] and the secret scanner with the project's allowlist. The total
+// is counted with the estimator the manifest names.
+func (p *Project) AuditOptions() (audit.Options, error) {
+	sc, err := p.Config.Scanner()
+	if err != nil {
+		return audit.Options{}, err
+	}
+	return audit.Options{Thresholds: p.Thresholds(), Secrets: sc}, nil
 }
 
 // Presets returns the presets of the project and of the user (see

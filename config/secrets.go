@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
 // Secrets is the [secrets] table: whether the text sent is redacted by
@@ -33,7 +34,7 @@ type Secrets struct {
 	// Where ("ctx.toml:14").
 	Allow []secrets.Allow
 
-	scanner *secrets.Scanner // with Allow, made when the table is decoded
+	scanner secrets.Scanner // with Allow, made when the table is decoded
 }
 
 func decodeSecrets(t table, c *Config) error {
@@ -77,7 +78,7 @@ func decodeSecrets(t table, c *Config) error {
 			return err
 		}
 		// check the entry as the scanner will, naming its line and field
-		if _, err := secrets.New(secrets.Options{Allow: []secrets.Allow{a}}); err != nil {
+		if _, err := gitleaks.New(secrets.Options{Allow: []secrets.Allow{a}}); err != nil {
 			var ae *secrets.AllowError
 			if errors.As(err, &ae) {
 				// name the key's line when the message is about one
@@ -92,7 +93,7 @@ func decodeSecrets(t table, c *Config) error {
 		}
 		c.Secrets.Allow = append(c.Secrets.Allow, a)
 	}
-	c.Secrets.scanner, err = secrets.New(c.SecretsOptions())
+	c.Secrets.scanner, err = gitleaks.New(c.SecretsOptions())
 	return err
 }
 
@@ -103,9 +104,9 @@ func (c *Config) SecretsOptions() secrets.Options {
 
 // Scanner returns the secret scanner of the file: the default rules and
 // its allowlist.
-func (c *Config) Scanner() (*secrets.Scanner, error) {
+func (c *Config) Scanner() (secrets.Scanner, error) {
 	if c.Secrets.scanner != nil {
 		return c.Secrets.scanner, nil
 	}
-	return secrets.New(c.SecretsOptions())
+	return gitleaks.New(c.SecretsOptions())
 }

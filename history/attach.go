@@ -3,10 +3,11 @@ package history
 import (
 	"context"
 	"errors"
-	"github.com/ctxaudit/ctx/internal/mdtext"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 
 	"github.com/ctxaudit/ctx/internal/goroutine"
 )

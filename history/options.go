@@ -3,6 +3,7 @@ package history
 import (
 	"errors"
 	"fmt"
+
 	"github.com/ctxaudit/ctx/secrets"
 
 	"github.com/ctxaudit/ctx/measure"
@@ -164,7 +165,7 @@ type Options struct {
 	// results, tool arguments and results) before they are cleaned up and
 	// cut, and in attachment contents before they are injected;
 	// Report.Redactions records them.
-	Redact *secrets.Scanner
+	Redact secrets.Scanner
 }
 
 // Rounds returns a pointer to n, for KeepToolCallRounds.

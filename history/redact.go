@@ -37,7 +37,7 @@ func newRedaction(id, where, before, after string, found []secrets.Finding) Reda
 }
 
 // redactMessages replaces the credentials in the parts of msgs, in place.
-func redactMessages(ctx context.Context, sc *secrets.Scanner, msgs []Message, rep *Report) error {
+func redactMessages(ctx context.Context, sc secrets.Scanner, msgs []Message, rep *Report) error {
 	for i := range msgs {
 		m := &msgs[i]
 		for j := range m.ContentParts {
@@ -95,7 +95,7 @@ func redactMessages(ctx context.Context, sc *secrets.Scanner, msgs []Message, re
 
 // redactAttachments replaces the credentials in the contents read, in
 // place, once per key.
-func redactAttachments(ctx context.Context, sc *secrets.Scanner, keys []string, contents map[string]readResult, rep *Report) error {
+func redactAttachments(ctx context.Context, sc secrets.Scanner, keys []string, contents map[string]readResult, rep *Report) error {
 	for _, k := range keys {
 		r, ok := contents[k]
 		if !ok || r.err != nil || r.content == "" {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
 // fake credentials (random, never valid)
@@ -18,7 +19,7 @@ const (
 )
 
 func TestRedactMessages(t *testing.T) {
-	sc, err := secrets.New(secrets.Options{})
+	sc, err := gitleaks.New(secrets.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +92,7 @@ func TestRedactMessages(t *testing.T) {
 // TestRedactBrokenEscape: a replacement that would break the JSON of a
 // tool result keeps the redacted text as a JSON string.
 func TestRedactBrokenEscape(t *testing.T) {
-	sc, err := secrets.New(secrets.Options{Allow: nil})
+	sc, err := gitleaks.New(secrets.Options{Allow: nil})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,10 +67,12 @@ type Options struct {
 	// cuts it (so that a cut never leaves part of a secret), in each
 	// aggregated file before its view is made, and in the history's
 	// messages and attachments. Manifest.Redactions records each one with
-	// the hashes before and after.
+	// the hashes before and after. It needs Scanner.
 	Redact bool
-	// Secrets is the allowlist of the scan (Redact).
-	Secrets secrets.Options
+	// Scanner finds the credentials Redact replaces (config gives
+	// secrets/gitleaks' with the project's allowlist); Build fails when
+	// Redact is set without one. manifest links no scanner of its own.
+	Scanner secrets.Scanner
 	// ConfiguredSources lists the ids of the shared and workspace sources
 	// whose location the project's configuration file gave (shared_path,
 	// workspace_dir), rather than the user (flags, the environment) or the
@@ -170,11 +172,10 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 	if opts.History != nil && opts.History.Options.Estimator != nil && opts.History.Options.Estimator.Name() != est.Name() {
 		return nil, &EstimatorError{Stage: "history", Got: opts.History.Options.Estimator.Name(), Manifest: est.Name()}
 	}
-	var sc *secrets.Scanner
+	var sc secrets.Scanner
 	if opts.Redact {
-		var err error
-		if sc, err = secrets.New(opts.Secrets); err != nil {
-			return nil, err
+		if sc = opts.Scanner; sc == nil {
+			return nil, errors.New("manifest: Redact needs a Scanner (gitleaks.New, or config's)")
 		}
 	}
 	m, err := buildSources(ctx, opts, sc)
@@ -214,7 +215,7 @@ func Build(ctx context.Context, opts Options) (*Manifest, error) {
 
 // buildSources is step 1 of Build: the instruction sources alone, redacted
 // by sc when it is not nil.
-func buildSources(ctx context.Context, opts Options, sc *secrets.Scanner) (*Manifest, error) {
+func buildSources(ctx context.Context, opts Options, sc secrets.Scanner) (*Manifest, error) {
 	disc, chain, err := Discover(ctx, opts)
 	if err != nil {
 		return nil, err

@@ -199,7 +199,7 @@ func setEmitted(r *FileRow, e aggregate.Measured) {
 // addBeads reads the Beads store of b into m: the Beads record and, when
 // the store holds beads, the Beads section (aggregate.BeadsSection and a
 // final newline). Relative paths resolve against the project directory.
-func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator, allowOutside []string, sc *secrets.Scanner) error {
+func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator, allowOutside []string, sc secrets.Scanner) error {
 	if b.Name == "" {
 		b.Name = b.Path
 	}

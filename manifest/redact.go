@@ -33,7 +33,7 @@ type Redaction struct {
 
 // redactRow replaces the credentials in an accepted row's text, which is
 // then what budgets cut.
-func redactRow(ctx context.Context, sc *secrets.Scanner, r *row, project string) (*Redaction, error) {
+func redactRow(ctx context.Context, sc secrets.Scanner, r *row, project string) (*Redaction, error) {
 	if !r.accepted || len(r.raw) == 0 {
 		return nil, nil
 	}

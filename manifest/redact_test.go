@@ -13,6 +13,7 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/render"
 	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
 const (
@@ -30,6 +31,7 @@ func TestRedactBuild(t *testing.T) {
 			Budgets:  manifest.Budgets{{Name: "project", Budget: budget}},
 			Files:    &aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{{Path: "conf.py"}}},
 			Redact:   true,
+			Scanner:  defaultScanner(t),
 		}
 	}
 	m, err := manifest.Build(context.Background(), opts(manifest.Budget{}))
@@ -113,15 +115,29 @@ func TestRedactAllowlistAndOff(t *testing.T) {
 		t.Error("redacted without Redact")
 	}
 	o.Redact = true
-	o.Secrets = secrets.Options{Allow: []secrets.Allow{{Paths: []string{"AGENTS.md"}}}}
+	if _, err := manifest.Build(context.Background(), o); err == nil {
+		t.Error("Redact without a Scanner was accepted")
+	}
+	if o.Scanner, err = gitleaks.New(secrets.Options{Allow: []secrets.Allow{{Paths: []string{"AGENTS.md"}}}}); err != nil {
+		t.Fatal(err)
+	}
 	if m, err = manifest.Build(context.Background(), o); err != nil {
 		t.Fatal(err)
 	}
 	if m.Redactions != nil || !strings.Contains(m.Fragments[0].Text, fakeAWS) {
 		t.Error("an allowed secret was redacted")
 	}
-	o.Secrets = secrets.Options{Allow: []secrets.Allow{{}}}
-	if _, err := manifest.Build(context.Background(), o); err == nil {
+	if _, err := gitleaks.New(secrets.Options{Allow: []secrets.Allow{{}}}); err == nil {
 		t.Error("an empty allowlist entry was accepted")
 	}
+}
+
+// defaultScanner is the default scanner of secrets/gitleaks.
+func defaultScanner(t *testing.T) secrets.Scanner {
+	t.Helper()
+	sc, err := gitleaks.Default()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
 }

@@ -159,19 +159,18 @@ func (s *server) audit(ctx context.Context, _ *mcp.CallToolRequest, in auditInpu
 	if err != nil {
 		return nil, err
 	}
-	th := p.Thresholds()
-	if in.LayerTokens != nil {
-		th.LayerTokens = *in.LayerTokens
-	}
-	if in.TotalTokens != nil {
-		th.TotalTokens = *in.TotalTokens
-	}
-	sc, err := p.Config.Scanner()
+	// the total is counted with the estimator the manifest names
+	ao, err := p.AuditOptions()
 	if err != nil {
 		return nil, err
 	}
-	// the total is counted with the estimator the manifest names
-	rep, err := audit.RunContext(ctx, m, audit.Options{Thresholds: th, Secrets: sc})
+	if in.LayerTokens != nil {
+		ao.Thresholds.LayerTokens = *in.LayerTokens
+	}
+	if in.TotalTokens != nil {
+		ao.Thresholds.TotalTokens = *in.TotalTokens
+	}
+	rep, err := audit.RunContext(ctx, m, ao)
 	if err != nil {
 		return nil, err
 	}

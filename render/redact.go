@@ -14,7 +14,7 @@ import (
 // source's path, a file's path, the section's id), so that an allowlist's
 // paths apply as they do when the manifest is built with redaction. Lines
 // in the findings are those of the piece. It stops when ctx is done.
-func Redact(ctx context.Context, m *manifest.Manifest, sc *secrets.Scanner) (string, []secrets.Finding, error) {
+func Redact(ctx context.Context, m *manifest.Manifest, sc secrets.Scanner) (string, []secrets.Finding, error) {
 	c := *m
 	c.Fragments = append(manifest.Fragments(nil), m.Fragments...)
 	c.Sections = append([]manifest.Section(nil), m.Sections...)

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
 // update rewrites the golden files of this package's tests, as in every
@@ -111,6 +112,12 @@ func buildFixture(t *testing.T, name, root string, o manifest.Options, ao audit.
 	}
 	if ao.Thresholds == (audit.Thresholds{}) {
 		ao.Thresholds = audit.DefaultThresholds()
+	}
+	if ao.Secrets == nil {
+		// as ctx report scans
+		if ao.Secrets, err = gitleaks.Default(); err != nil {
+			t.Fatal(err)
+		}
 	}
 	rep, err := audit.RunContext(context.Background(), m, ao)
 	if err != nil {

@@ -112,7 +112,8 @@ var pageTemplate = template.Must(template.New("page.html").Parse(pageHTML))
 
 // Write writes the report of m and its audit rep to w, in one Write call.
 // rep must be the audit of m (audit.RunContext); nil audits m with the
-// default thresholds. Tokens of the sections are counted with the
+// default thresholds and no secret scan (config.Project.AuditOptions
+// scans as ctx report does). Tokens of the sections are counted with the
 // manifest's estimator. It stops when ctx is done.
 func Write(ctx context.Context, w io.Writer, m *manifest.Manifest, rep *audit.Report, o Options) error {
 	if m == nil {

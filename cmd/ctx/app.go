@@ -16,7 +16,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/goroutine"
-	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
 // Exit codes; an interrupted run exits 128 + the signal's number (see
@@ -231,7 +231,7 @@ func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, 
 // may quote a value of ctx.toml or of a file (a token pasted in the wrong
 // key), and stderr goes to logs.
 func withoutSecrets(msg string) string {
-	sc, err := secrets.Default()
+	sc, err := gitleaks.Default()
 	if err != nil {
 		return msg
 	}

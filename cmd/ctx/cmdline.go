@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	suggestpkg "github.com/ctxaudit/ctx/internal/suggest"
 	"math"
 	"regexp"
 	"strconv"
 	"strings"
+
+	suggestpkg "github.com/ctxaudit/ctx/internal/suggest"
 
 	"github.com/urfave/cli/v2"
 )

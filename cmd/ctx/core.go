@@ -2,9 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/ctxaudit/ctx/secrets"
 	"path/filepath"
 	"strings"
+
+	"github.com/ctxaudit/ctx/secrets"
 
 	"github.com/urfave/cli/v2"
 
@@ -486,11 +487,11 @@ func initCheck(c *cli.Context, dir string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	sc, err := p.Config.Scanner()
+	ao, err := p.AuditOptions()
 	if err != nil {
 		return nil, err
 	}
-	rep, err := audit.RunContext(c.Context, m, audit.Options{Thresholds: p.Thresholds(), Secrets: sc})
+	rep, err := audit.RunContext(c.Context, m, ao)
 	if err != nil {
 		return nil, err
 	}
@@ -511,9 +512,10 @@ func runAudit(c *cli.Context, p *config.Project, m *manifest.Manifest) (*audit.R
 	if err != nil {
 		return nil, err
 	}
-	sc, err := p.Config.Scanner()
+	o, err := p.AuditOptions()
 	if err != nil {
 		return nil, err
 	}
-	return audit.RunContext(c.Context, m, audit.Options{Thresholds: th, Secrets: sc})
+	o.Thresholds = th
+	return audit.RunContext(c.Context, m, o)
 }

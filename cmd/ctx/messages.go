@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/ctxaudit/ctx/secrets"
 	"strings"
+
+	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 
 	"github.com/urfave/cli/v2"
 
@@ -105,7 +107,7 @@ func (e *env) messages(c *cli.Context) error {
 	o := d.HistoryOptions()
 	o.Estimator = est
 	if c.Bool("redact") {
-		if o.Redact, err = secrets.Default(); err != nil {
+		if o.Redact, err = gitleaks.Default(); err != nil {
 			return err
 		}
 	}
@@ -192,7 +194,7 @@ func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
 // the project of c, built as ctx render builds it and counted with est
 // (nil: the configured estimator); "" without the table or when no message
 // remains.
-func discussionSection(c *cli.Context, est measure.Estimator, redact *secrets.Scanner) (string, error) {
+func discussionSection(c *cli.Context, est measure.Estimator, redact secrets.Scanner) (string, error) {
 	p, err := loadProject(c)
 	if err != nil {
 		return "", err

@@ -2,10 +2,11 @@ package main
 
 import (
 	"fmt"
-	"github.com/ctxaudit/ctx/secrets"
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/ctxaudit/ctx/secrets"
 
 	"github.com/urfave/cli/v2"
 
@@ -72,7 +73,7 @@ func loadProject(c *cli.Context) (*config.Project, error) {
 
 // scanner is the secret scanner of the project's configuration (its
 // [[secrets.allow]] entries).
-func scanner(c *cli.Context) (*secrets.Scanner, error) {
+func scanner(c *cli.Context) (secrets.Scanner, error) {
 	p, err := loadProject(c)
 	if err != nil {
 		return nil, err

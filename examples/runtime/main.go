@@ -55,7 +55,13 @@ func run(ctx context.Context, dir, what string, w io.Writer) error {
 		_, err := io.WriteString(w, render.Text(m))
 		return err
 	case "audit":
-		rep, err := audit.Run(m, p.Thresholds(), nil)
+		// the thresholds and the secret scanner (with the allowlist) of
+		// ctx.toml, as ctx audit composes them
+		ao, err := p.AuditOptions()
+		if err != nil {
+			return err
+		}
+		rep, err := audit.RunContext(ctx, m, ao)
 		if err != nil {
 			return err
 		}

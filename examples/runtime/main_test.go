@@ -10,9 +10,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/ctxaudit/ctx/internal/testlane"
+	"github.com/ctxaudit/ctx/mcpserver"
 )
 
 // buildCtx builds the ctx command once, with the race detector when this
@@ -34,8 +36,9 @@ func buildCtx(t *testing.T) string {
 }
 
 // TestSameBytesAsCommand runs the example and the ctx command on fixture
-// projects that use [files], [screenshots], [discussion], budgets, natives
-// and extra sources, and compares their output byte for byte.
+// projects that use [files], [screenshots], [discussion], budgets, natives,
+// extra sources, a profile and an allowlist, and compares their output
+// byte for byte; the audit of ctx mcp's server too.
 func TestSameBytesAsCommand(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		t.Skip("fixtures use Unix paths")
@@ -94,7 +97,50 @@ func TestSameBytesAsCommand(t *testing.T) {
 				if !bytes.Equal(got.Bytes(), want) {
 					t.Errorf("%s differs from ctx %s:\n--- example\n%s\n--- ctx\n%s", tc.what, strings.Join(tc.args, " "), got.Bytes(), want)
 				}
+				if tc.what == "audit" && name == "allowlist" {
+					// the allowlisted key is left out, the other reported
+					if !strings.Contains(string(want), `"source_id": "file:app/conf.py",
+      "code": "secret"`) || strings.Count(string(want), `"code": "secret"`) != 1 {
+						t.Errorf("the audit does not apply the allowlist:\n%s", want)
+					}
+				}
+				if tc.what == "audit" {
+					// the third composition: ctx mcp's audit tool
+					if mcp := mcpAudit(t, dir, home); mcp != string(want) {
+						t.Errorf("the MCP server's audit differs from ctx audit:\n--- mcp\n%s\n--- ctx\n%s", mcp, want)
+					}
+				}
 			}
 		})
 	}
+}
+
+// mcpAudit calls the audit tool of ctx mcp's server for dir, in process
+// over an in-memory transport, and returns its text.
+func mcpAudit(t *testing.T, dir, home string) string {
+	t.Helper()
+	srv, err := mcpserver.New(mcpserver.Options{Dir: dir, Home: home})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Wait()
+	defer cs.Close()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "audit", Arguments: map[string]any{}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.IsError || len(res.Content) == 0 {
+		t.Fatalf("audit tool: %+v", res)
+	}
+	return res.Content[0].(*mcp.TextContent).Text
 }

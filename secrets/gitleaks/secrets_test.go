@@ -1,4 +1,4 @@
-package secrets
+package gitleaks
 
 import (
 	"context"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // golden compares got with testdata/name; CTX_UPDATE=1 rewrites it.
@@ -69,7 +71,7 @@ func TestFixture(t *testing.T) {
 			t.Errorf("no %s finding", r)
 		}
 	}
-	red := Redact(text, found)
+	red := secrets.Redact(text, found)
 	golden(t, "fake-credentials.redacted", red)
 	for _, f := range found {
 		if secret := text[f.Start:f.End]; strings.Contains(red, secret) {
@@ -139,7 +141,7 @@ func TestDecodedSecretIsRedactedWhereItIsEncoded(t *testing.T) {
 	if len(found) != 1 || found[0].Rule != "github-pat" || found[0].Line != 2 {
 		t.Fatalf("findings %+v", found)
 	}
-	if got := Redact(text, found); got != "notes\nblob: [REDACTED:github-pat]\nend\n" {
+	if got := secrets.Redact(text, found); got != "notes\nblob: [REDACTED:github-pat]\nend\n" {
 		t.Errorf("redacted %q", got)
 	}
 }
@@ -247,14 +249,14 @@ func TestRedact(t *testing.T) {
 		{"out of range", "abc", []Finding{{Rule: "r", Start: 2, End: 9}}, "abc"},
 	}
 	for _, tc := range tests {
-		if got := Redact(tc.text, tc.found); got != tc.want {
+		if got := secrets.Redact(tc.text, tc.found); got != tc.want {
 			t.Errorf("%s: Redact = %q, want %q", tc.name, got, tc.want)
 		}
 	}
 }
 
 func TestRules(t *testing.T) {
-	got := Rules([]Finding{{Rule: "jwt"}, {Rule: "aws-access-token"}, {Rule: "jwt"}})
+	got := secrets.Rules([]Finding{{Rule: "jwt"}, {Rule: "aws-access-token"}, {Rule: "jwt"}})
 	if got != "jwt ×2, aws-access-token" {
 		t.Errorf("Rules = %q", got)
 	}
@@ -303,7 +305,7 @@ func FuzzRedact(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		red := Redact(text, found)
+		red := secrets.Redact(text, found)
 		for _, fd := range found {
 			if fd.Start < 0 || fd.End > len(text) || fd.Start > fd.End {
 				t.Fatalf("range %d-%d outside the text", fd.Start, fd.End)
@@ -333,7 +335,7 @@ func TestPartialPrivateKey(t *testing.T) {
 		if len(found) != 1 || found[0].Rule != "private-key" || found[0].Line != 2 {
 			t.Fatalf("%d lines of a key: %+v", keep, found)
 		}
-		red := Redact(text, found)
+		red := secrets.Redact(text, found)
 		if strings.Contains(red, "WQ6DD") || !strings.HasPrefix(red, "# notes\n[REDACTED:private-key]") {
 			t.Errorf("%d lines: redacted %q", keep, red)
 		}

@@ -1,4 +1,4 @@
-package secrets
+package gitleaks
 
 import (
 	"math/rand/v2"
@@ -65,7 +65,7 @@ func TestDecodable(t *testing.T) {
 // segment, and it is false for most windows.
 func TestDecodableOnCode(t *testing.T) {
 	var files []string
-	for _, g := range []string{"../*/*.go", "../*/*/*.go", "../*/testdata/*", "../docs/*.md"} {
+	for _, g := range []string{"../../*/*.go", "../../*/*/*.go", "../../*/testdata/*", "../../docs/*.md"} {
 		m, _ := filepath.Glob(g)
 		files = append(files, m...)
 	}

@@ -11,42 +11,14 @@ import (
 	"time"
 
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 )
 
 // Golden files live in testdata/golden and are rewritten only with
 // CTX_UPDATE=1; never edit them by hand.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", "golden", name)
-	if os.Getenv("CTX_UPDATE") != "" {
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("missing golden file (run with CTX_UPDATE=1): %v", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := strings.Split(string(got), "\n"), strings.Split(string(want), "\n")
-		for i := 0; i < max(len(gl), len(wl)); i++ {
-			var g, w string
-			if i < len(gl) {
-				g = gl[i]
-			}
-			if i < len(wl) {
-				w = wl[i]
-			}
-			if g != w {
-				t.Fatalf("%s differs at line %d:\n got: %q\nwant: %q\n(rerun with CTX_UPDATE=1 if the change is intended)", p, i+1, g, w)
-			}
-		}
-		t.Fatalf("%s differs", p)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), got)
 }
 
 // itemsJSON renders items and screenshots with times zeroed, as goldens.

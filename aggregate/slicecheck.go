@@ -93,7 +93,7 @@ var sliceColumns = []table.Column{
 
 // SliceTableWidth is the width of [SliceCheck.WriteTable] when the
 // terminal's is unknown.
-const SliceTableWidth = 100
+const SliceTableWidth = table.DefaultWidth
 
 // WriteTable writes the check as `ctx slice check` prints it: file, tag,
 // recorded lines, lines now and resolution, a row per slice (one row for a

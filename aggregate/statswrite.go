@@ -40,7 +40,7 @@ func ParseStatsFormat(s string) (StatsFormat, error) {
 // StatsDefaultWidth is the width of the table format when
 // [StatsWriteOptions.Width] is 0: what fits a terminal whose width is
 // unknown (as in `ctx audit`).
-const StatsDefaultWidth = 100
+const StatsDefaultWidth = table.DefaultWidth
 
 // StatsWriteOptions say what [WriteStats] prints. The default is a row
 // per directory ([StatsReport.Dirs]) followed by its own files; Top prints

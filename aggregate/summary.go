@@ -138,7 +138,7 @@ func summarize(o Options, res *Result) Summary {
 
 // SummaryWidth is the width of [Summary.Write]: what fits a terminal
 // whose width is unknown, as the tables.
-const SummaryWidth = 100
+const SummaryWidth = table.DefaultWidth
 
 // Write writes the summary for people, one "ctx: " line each, wrapped at
 // SummaryWidth columns ([Summary.WriteFitted]):

@@ -12,14 +12,11 @@ import (
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
 )
-
-// update rewrites the golden files of this package's tests, as in every
-// package: CTX_UPDATE=1 go test ./audit.
-var update = os.Getenv("CTX_UPDATE") != ""
 
 // The realistic fixture lives at these paths once the temporary directory
 // is taken off, so that outputs do not depend on the machine.
@@ -110,23 +107,7 @@ func realistic(t *testing.T) *manifest.Manifest {
 // golden compares got with testdata/name, or rewrites it with CTX_UPDATE=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run CTX_UPDATE=1 go test ./audit to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }
 
 // writeString runs audit.Write and returns the output.

@@ -11,6 +11,7 @@ import (
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
+	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -56,7 +57,7 @@ func ParseFormat(s string) (Format, error) {
 
 // DefaultWidth is the width of the table format when [WriteOptions.Width]
 // is 0: what fits a terminal whose width is unknown.
-const DefaultWidth = 100
+const DefaultWidth = table.DefaultWidth
 
 // WriteOptions configure [Write] and [NewDocument].
 type WriteOptions struct {

@@ -108,7 +108,7 @@ func WritePresetList(w io.Writer, list []PresetStatus, f PresetFormat, width int
 			break
 		}
 		if width <= 0 {
-			width = 100
+			width = texttable.DefaultWidth
 		}
 		var rows [][]string
 		for _, s := range list {

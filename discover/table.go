@@ -27,7 +27,7 @@ func WriteTable(w io.Writer, r *Result, home string, width int) error {
 		rows = append(rows, []string{display.ID(src.ID, r.ProjectDir, home), src.Kind, string(src.Delivery), path, exists})
 	}
 	if width <= 0 {
-		width = 100
+		width = table.DefaultWidth
 	}
 	return table.WriteFitted(w, []table.Column{
 		{Header: "id", Fit: table.FitCutMiddle, Min: 12},

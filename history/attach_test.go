@@ -9,29 +9,15 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 )
 
 // golden compares got with testdata/name, rewriting the file when CTX_UPDATE
 // is set. Golden files are only ever written by this function.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if os.Getenv("CTX_UPDATE") != "" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with CTX_UPDATE=1 to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run with CTX_UPDATE=1 to accept):\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 func withFile(m Message, files ...MessageFile) Message { m.Files = files; return m }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxaudit/ctx/measure"
 
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
@@ -193,7 +194,7 @@ func TestTokensReference(t *testing.T) {
 	}
 	compare(t, corpus(t), ref)
 	golden := encodeReference(ref)
-	if os.Getenv("CTX_UPDATE") != "" {
+	if goldenfile.Update() {
 		if err := os.WriteFile(countsFile, golden, 0o644); err != nil {
 			t.Fatal(err)
 		}

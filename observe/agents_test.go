@@ -29,6 +29,7 @@ import (
 
 	"github.com/rogpeppe/go-internal/txtar"
 
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 	"github.com/ctxaudit/ctx/internal/testlane"
 	"github.com/ctxaudit/ctx/observe"
 	"github.com/ctxaudit/ctx/profile"
@@ -345,7 +346,7 @@ func skipOrFail(t *testing.T, format string, args ...any) {
 // mock mode, and compares the files it sent with its golden.
 func TestRealAgents(t *testing.T) {
 	testlane.Program(t, "runs the real agents")
-	update := os.Getenv("CTX_UPDATE") != ""
+	update := goldenfile.Update()
 	versions := pinnedVersions(t)
 	for _, f := range loadFixtures(t) {
 		for _, a := range f.agents {

@@ -52,7 +52,7 @@ func plural(n int, what string) string {
 // it, else show home as ~. The table fits width columns (0: 100).
 func (c *Chain) WriteTable(w io.Writer, project, home string, width int) error {
 	if width <= 0 {
-		width = 100
+		width = table.DefaultWidth
 	}
 	if _, err := fmt.Fprintf(w, "\n%s\n", table.WrapText(c.heading(home), width)); err != nil {
 		return err

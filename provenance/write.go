@@ -30,7 +30,7 @@ const (
 
 // TableWidth is the most columns a table takes: longer ids, paths and
 // values are cut in the middle, marked with "…".
-const TableWidth = 100
+const TableWidth = table.DefaultWidth
 
 // hashLen is how much of a hash a table shows.
 const hashLen = 8

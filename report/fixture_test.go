@@ -14,6 +14,7 @@ import (
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/measure"
@@ -22,7 +23,7 @@ import (
 
 // update rewrites the golden files of this package's tests, as in every
 // package: CTX_UPDATE=1 go test ./report.
-var update = os.Getenv("CTX_UPDATE") != ""
+var update = goldenfile.Update()
 
 // The fixtures live at these paths once the temporary directory is taken
 // off, so that pages do not depend on the machine.
@@ -312,27 +313,5 @@ func pageOf(t *testing.T, f fixture) []byte {
 // golden compares got with testdata/name, or rewrites it with CTX_UPDATE=1.
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run CTX_UPDATE=1 go test ./report to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		gl, wl := bytes.Split(got, []byte("\n")), bytes.Split(want, []byte("\n"))
-		for i := range min(len(gl), len(wl)) {
-			if !bytes.Equal(gl[i], wl[i]) {
-				t.Fatalf("%s differs at line %d:\n got: %.300s\nwant: %.300s\n(CTX_UPDATE=1 go test ./report if the change is intended)", name, i+1, gl[i], wl[i])
-			}
-		}
-		t.Fatalf("%s differs: %d lines, want %d (CTX_UPDATE=1 go test ./report if the change is intended)", name, len(gl), len(wl))
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), got)
 }

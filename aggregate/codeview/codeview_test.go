@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 	"github.com/ctxaudit/ctx/internal/treesitter"
 )
 
@@ -16,27 +17,9 @@ import (
 // summary (and mask, when a .mask sidecar lists "path=mode" lines) compared
 // with testdata/golden/<file>.<view>. CTX_UPDATE=1 rewrites the goldens.
 
-var update = os.Getenv("CTX_UPDATE") != ""
-
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if update {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("missing golden (run CTX_UPDATE=1 go test ./aggregate/codeview/): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden:\n--- got ---\n%s\n--- want ---\n%s", name, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", "golden", name), []byte(got))
 }
 
 func readMask(t *testing.T, path string) map[string]MaskMode {

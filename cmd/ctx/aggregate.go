@@ -10,9 +10,9 @@ import (
 	"sync"
 	"time"
 
-	"github.com/mattn/go-isatty"
 	"github.com/schollz/progressbar/v3"
 	"github.com/urfave/cli/v2"
+	"golang.org/x/term"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/cache"
@@ -366,7 +366,7 @@ type progress struct {
 func (e *env) progress(desc string) *progress {
 	p := &progress{w: e.stderr, desc: desc, start: time.Now()}
 	if f, ok := e.stderr.(*os.File); ok {
-		p.tty = isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd())
+		p.tty = term.IsTerminal(int(f.Fd()))
 	}
 	return p
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 )
 
 // TestOwnAuditFits: the table of this repository's own audit (its
@@ -61,7 +63,7 @@ func TestReadmeSample(t *testing.T) {
 	if text[start:end] == stdout.String() {
 		return
 	}
-	if os.Getenv("CTX_UPDATE") != "" {
+	if goldenfile.Update() {
 		if err := os.WriteFile(readme, []byte(text[:start]+stdout.String()+text[end:]), 0o644); err != nil {
 			t.Fatal(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/rogpeppe/go-internal/txtar"
 
 	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 )
 
 // The messages scripts read a generated conversation: a coding session of a
@@ -234,7 +235,7 @@ func TestMessagesFixture(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	update := os.Getenv("CTX_UPDATE") != ""
+	update := goldenfile.Update()
 	used := 0
 	for _, name := range names {
 		ar, err := txtar.ParseFile(name)

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxaudit/ctx/observe"
 	"github.com/ctxaudit/ctx/schemas/schematest"
 
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
@@ -73,7 +74,7 @@ func TestScripts(t *testing.T) {
 	testlane.Heavy(t, "runs ctx as a process hundreds of times")
 	testscript.Run(t, testscript.Params{
 		Dir:                 "testdata/script",
-		UpdateScripts:       os.Getenv("CTX_UPDATE") != "",
+		UpdateScripts:       goldenfile.Update(),
 		RequireExplicitExec: true,
 		RequireUniqueNames:  true,
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){

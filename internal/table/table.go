@@ -14,6 +14,11 @@ import (
 	"github.com/olekukonko/tablewriter/tw"
 )
 
+// DefaultWidth is the width, in terminal columns, of every table and text
+// fitted to a terminal when the width is unknown (not a terminal, no
+// COLUMNS): the one default of ctx's outputs.
+const DefaultWidth = 100
+
 // Write prints header and rows as an ASCII table. Cells are printed as given:
 // no wrapping, no case changes.
 func Write(w io.Writer, header []string, rows [][]string) error {

@@ -10,25 +10,14 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 	"github.com/ctxaudit/ctx/secrets"
 )
 
 // golden compares got with testdata/name; CTX_UPDATE=1 rewrites it.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	p := filepath.Join("testdata", name)
-	if os.Getenv("CTX_UPDATE") != "" {
-		if err := os.WriteFile(p, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(p)
-	if err != nil {
-		t.Fatalf("%v (run with CTX_UPDATE=1 to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (rerun with CTX_UPDATE=1 if the change is intended):\n got:\n%s\nwant:\n%s", p, got, want)
-	}
+	goldenfile.Check(t, filepath.Join("testdata", name), []byte(got))
 }
 
 func scanner(t *testing.T, o Options) *Scanner {

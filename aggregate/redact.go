@@ -102,7 +102,11 @@ func (res *Result) SecretWarnings() []string {
 	var out []string
 	for i, f := range found {
 		if i == SecretsShown {
-			out = append(out, fmt.Sprintf("%s more credentials are in the pack (--format json lists each under \"secrets\")", display.Int(len(found)-i)))
+			more, verb := "more credentials", "are"
+			if len(found)-i == 1 {
+				more, verb = "more credential", "is"
+			}
+			out = append(out, fmt.Sprintf("%s %s %s in the pack (--format json lists each under \"secrets\")", display.Int(len(found)-i), more, verb))
 			break
 		}
 		at := mdtext.Escape(f.Path)

@@ -418,3 +418,29 @@ func TestFoldConditional(t *testing.T) {
 		t.Errorf("with details, every file has its row:\n%s", out)
 	}
 }
+
+// More conditional natives than FilesShown, each in a directory of its
+// own: nothing folds, and no line says that something did.
+func TestFoldConditionalSingletons(t *testing.T) {
+	t.Parallel()
+	files := map[string]string{".git/HEAD": "", "CLAUDE.md": "# Project\n"}
+	for i := range audit.FilesShown + 5 {
+		files[fmt.Sprintf("packages/p%02d/CLAUDE.md", i)] = fmt.Sprintf("Package %d.\n", i)
+	}
+	dir, err := filepath.EvalSymlinks(testfs.Tree(t, files))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Build(context.Background(), manifest.Options{
+		Discover: discover.Options{ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled,
+			Getenv: func(string) string { return "" }},
+		Profile: profile.Claude,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := writeString(t, runNoSecrets(t, m), audit.FormatTable, audit.WriteOptions{Width: 100})
+	if strings.Contains(out, "folded") || !strings.Contains(out, "packages/p07/CLAUDE.md") {
+		t.Errorf("singletons folded, or a line says so:\n%s", out)
+	}
+}

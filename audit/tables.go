@@ -228,6 +228,10 @@ func foldConditional(rep *Report, nm names, rows [][]string, details bool) ([][]
 		r[2] = pair(emitted[i], w, strings.TrimSpace(strings.SplitN(r[2], " / ", 2)[1]))
 		out = append(out, r)
 	}
+	if len(fold) == 0 {
+		// every directory holds one: nothing was folded
+		return out, ""
+	}
 	return out, fmt.Sprintf("%s the agent loads only when their conditions apply are folded by directory (--details lists each)",
 		count(len(fold), "file"))
 }

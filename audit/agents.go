@@ -184,25 +184,30 @@ func Agents(ctx context.Context, o manifest.Options) (*Matrix, error) {
 }
 
 // foldMatrix folds the rows of the files of one directory that every
-// agent treats alike (their cells equal, in a run of the sorted rows) into
-// one, "dir/" and the count, as the sources table folds conditional
-// natives; it returns the rows and how many files were folded.
+// agent treats alike (their cells equal) into one, "dir/" and the count,
+// as the sources table folds conditional natives; it returns the rows and
+// how many files were folded.
 func foldMatrix(mx *Matrix, rows [][]string) ([][]string, int) {
+	// the files of a group: one directory, the same cells; shown where
+	// its first file is, even when a file treated otherwise sorts between
+	key := func(i int) string { return path.Dir(mx.Files[i].Path) + "\x00" + strings.Join(rows[i][1:], "\x00") }
+	count := map[string]int{}
+	for i := range rows {
+		count[key(i)]++
+	}
 	var out [][]string
 	folded := 0
-	for i := 0; i < len(rows); {
-		j := i + 1
-		dir := path.Dir(mx.Files[i].Path)
-		for j < len(rows) && path.Dir(mx.Files[j].Path) == dir && slices.Equal(rows[j][1:], rows[i][1:]) {
-			j++
-		}
-		if n := j - i; n > 1 {
-			out = append(out, append([]string{fmt.Sprintf("%s/\n(%d files)", mdtext.Escape(dir), n)}, rows[i][1:]...))
-			folded += n
-		} else {
+	shown := map[string]bool{}
+	for i := range rows {
+		k := key(i)
+		switch n := count[k]; {
+		case n == 1:
 			out = append(out, rows[i])
+		case !shown[k]:
+			shown[k] = true
+			out = append(out, append([]string{fmt.Sprintf("%s/\n(%d files)", mdtext.Escape(path.Dir(mx.Files[i].Path)), n)}, rows[i][1:]...))
+			folded += n
 		}
-		i = j
 	}
 	return out, folded
 }

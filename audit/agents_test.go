@@ -234,6 +234,8 @@ func TestWriteMatrixFolds(t *testing.T) {
 		files[fmt.Sprintf(".claude/rules/backend/rule-%02d.md", i)] = "---\npaths: src/**/*.ts\n---\nRule.\n"
 	}
 	files[".claude/rules/backend/always.md"] = "Always.\n"
+	// treated otherwise, and sorted among the others: the group is one row
+	files[".claude/rules/backend/rule-15-always.md"] = "Always.\n"
 	dir, err := filepath.EvalSymlinks(testfs.Tree(t, files))
 	if err != nil {
 		t.Fatal(err)
@@ -249,7 +251,10 @@ func TestWriteMatrixFolds(t *testing.T) {
 	}
 	out := b.String()
 	checkWidth(t, out, 80)
-	for _, want := range []string{"| .claude/ ", "(30 files)", "always.md", "30 files that every agent treats alike are folded"} {
+	if n := strings.Count(out, "files)"); n != 2 {
+		t.Errorf("%d folded rows, want the 30 rules and the two always-loaded ones:\n%s", n, out)
+	}
+	for _, want := range []string{"| .claude/ ", "(30 files)", "(2 files)", "32 files that every agent treats alike are folded"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
 		}

@@ -274,10 +274,11 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 	for i := range m.Sources {
 		byID[m.Sources[i].ID] = &m.Sources[i]
 	}
-	profiled := map[string]bool{}
+	profiled, conditional := map[string]bool{}, map[string]bool{}
 	if m.Profile != nil {
 		for _, f := range m.Profile.Files {
 			profiled[f.ID] = true
+			conditional[f.ID] = f.Condition != ""
 		}
 	}
 	add := func(s *manifest.Source, code Code, sev Severity, rel string) {
@@ -305,7 +306,11 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 			add(s, code, Info, s.DuplicateOf)
 		case s.EquivalentTo != "":
 			sev := Info
-			if o := byID[s.EquivalentTo]; native && o != nil && o.Delivery == discover.DeliveryNative {
+			// two natives the agent loads in every session send the same
+			// bytes twice; a conditional one (a package's CLAUDE.md that
+			// imports @AGENTS.md, as the root's does) is loaded only in
+			// its folder, where its imports resolve to other files
+			if o := byID[s.EquivalentTo]; native && o != nil && o.Delivery == discover.DeliveryNative && !conditional[s.ID] && !conditional[o.ID] {
 				sev = Warning
 			}
 			add(s, Code(s.Equivalence), sev, s.EquivalentTo)

@@ -111,3 +111,38 @@ func TestConditionalNativeInTable(t *testing.T) {
 		t.Errorf("decisions:\n%s\n%s", always, conditional)
 	}
 }
+
+// A package's CLAUDE.md with the root's bytes ("@AGENTS.md") is loaded
+// only in its folder, where the import is another file: the same bytes are
+// not sent twice, and ctx audit --check passes (a warning when both are
+// loaded in every session).
+func TestSameContentConditional(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(testfs.Tree(t, map[string]string{
+		".git/HEAD": "", "CLAUDE.md": "@AGENTS.md\n", "AGENTS.md": "# Root\n",
+		"packages/api/CLAUDE.md": "@AGENTS.md\n", "packages/api/AGENTS.md": "# API\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Build(context.Background(), manifest.Options{
+		Discover: discover.Options{ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled,
+			Getenv: func(string) string { return "" }},
+		Profile: profile.Claude,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := audit.RunContext(context.Background(), m, audit.Options{Thresholds: audit.DefaultThresholds()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range rep.Findings {
+		if f.Code == audit.Code(manifest.ReasonSameContent) && f.Severity == audit.Warning {
+			t.Errorf("same_content warning for a conditional file: %+v", f)
+		}
+	}
+	if rep.Fails(audit.Warning) {
+		t.Errorf("--check fails: %+v", rep.Findings)
+	}
+}

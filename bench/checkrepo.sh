@@ -82,7 +82,10 @@ else fail "verify fails when GLOBAL.md appears"; fi
 rm -rf "$home/.config/agents"
 
 for n in 1000 8000; do
-	"$ctx" aggregate --stdout --quiet --no-scan --max-tokens "$n" >"$work/pack.md" 2>/dev/null
+	if ! "$ctx" aggregate --stdout --quiet --no-scan --max-tokens "$n" >"$work/pack.md" 2>"$work/e.txt"; then
+		fail "aggregate --max-tokens $n failed: $(head -1 "$work/e.txt")"
+		continue
+	fi
 	# ctx's default estimator: ceiling(characters / 4)
 	got=$(python3 -c 'import sys,math; print(math.ceil(len(open(sys.argv[1],encoding="utf-8",errors="replace").read())/4))' "$work/pack.md")
 	if [ "$got" -le "$n" ]; then pass "aggregate --max-tokens $n: $got tokens"
@@ -119,7 +122,8 @@ if grep -q "file=/" "$work/g.txt" || grep -q "\"uri\": \"/" "$work/s.json"; then
 else pass "github and sarif paths are relative ($(grep -c '^::' "$work/g.txt") annotations)"; fi
 
 "$ctx" aggregate --stdout --quiet >/dev/null 2>"$work/w.txt"
-n=$(grep -c 'a credential is in the pack' "$work/w.txt")
+# every one, from the JSON (stderr names the first ten)
+n=$("$ctx" aggregate --format json --quiet 2>/dev/null | python3 -c 'import json,sys; print(sum(len(i.get("secrets") or []) for i in json.load(sys.stdin)["items"]))' 2>/dev/null)
 printf 'info  a plain pack of the repository holds %s credential(s) by ctx'"'"'s rules\n' "$n"
 grep 'a credential is in the pack\|more credentials' "$work/w.txt" | head -5 | sed 's/^/        /'
 

@@ -14,7 +14,7 @@ import (
 
 // cmdMkrepo writes a realistic repository tree for the scripts to run ctx
 // on, shaped after the public repositories ctx was tried on: a monorepo
-// with a healthy 166-line AGENTS.md (about 2,200 tokens), a CLAUDE.md that
+// with a healthy 116-line AGENTS.md (2,231 tokens), a CLAUDE.md that
 // imports it and a testing guide, 60 path-scoped .claude/rules, Cursor
 // rules, Copilot instructions, nested CLAUDE.md and AGENTS.md per package,
 // 1,100 TypeScript files, Python whose feature-flag names look like keys

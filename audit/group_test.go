@@ -191,14 +191,7 @@ func nativeTree(t *testing.T) (dir string, cursor, natives []string) {
 func TestNativeIDs(t *testing.T) {
 	t.Parallel()
 	dir, cursor, natives := nativeTree(t)
-	m, err := manifest.Build(context.Background(), manifest.Options{
-		Discover: discover.Options{ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled,
-			Getenv: func(string) string { return "" }, NativePaths: cursor},
-		Profile: profile.Claude,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := claudeManifest(t, dir, cursor)
 	rep := runNoSecrets(t, m)
 	if n := len(m.Sources); n < 60 {
 		t.Fatalf("%d sources, want the 60 natives and more", n)
@@ -390,14 +383,7 @@ func TestSARIFRelative(t *testing.T) {
 func TestFoldConditional(t *testing.T) {
 	t.Parallel()
 	dir, cursor, _ := nativeTree(t)
-	m, err := manifest.Build(context.Background(), manifest.Options{
-		Discover: discover.Options{ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled,
-			Getenv: func(string) string { return "" }, NativePaths: cursor},
-		Profile: profile.Claude,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := claudeManifest(t, dir, cursor)
 	rep := runNoSecrets(t, m)
 	out := writeString(t, rep, audit.FormatTable, audit.WriteOptions{Width: 100})
 	checkWidth(t, out, 100)
@@ -431,16 +417,24 @@ func TestFoldConditionalSingletons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	m := claudeManifest(t, dir, nil)
+	out := writeString(t, runNoSecrets(t, m), audit.FormatTable, audit.WriteOptions{Width: 100})
+	if strings.Contains(out, "folded") || !strings.Contains(out, "packages/p07/CLAUDE.md") {
+		t.Errorf("singletons folded, or a line says so:\n%s", out)
+	}
+}
+
+// claudeManifest builds the manifest of dir for Claude Code, with no
+// shared file and no environment, natives as the extra native paths.
+func claudeManifest(t *testing.T, dir string, natives []string) *manifest.Manifest {
+	t.Helper()
 	m, err := manifest.Build(context.Background(), manifest.Options{
 		Discover: discover.Options{ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled,
-			Getenv: func(string) string { return "" }},
+			Getenv: func(string) string { return "" }, NativePaths: natives},
 		Profile: profile.Claude,
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	out := writeString(t, runNoSecrets(t, m), audit.FormatTable, audit.WriteOptions{Width: 100})
-	if strings.Contains(out, "folded") || !strings.Contains(out, "packages/p07/CLAUDE.md") {
-		t.Errorf("singletons folded, or a line says so:\n%s", out)
-	}
+	return m
 }

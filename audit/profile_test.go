@@ -125,14 +125,7 @@ func TestSameContentConditional(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := manifest.Build(context.Background(), manifest.Options{
-		Discover: discover.Options{ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled,
-			Getenv: func(string) string { return "" }},
-		Profile: profile.Claude,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	m := claudeManifest(t, dir, nil)
 	rep, err := audit.RunContext(context.Background(), m, audit.Options{Thresholds: audit.DefaultThresholds()})
 	if err != nil {
 		t.Fatal(err)

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // Reasons recorded in Item.Degraded.
@@ -200,6 +202,7 @@ type rungView struct {
 	cost      segCost // of the block in the document (under max_tokens)
 	text      string  // the view's text when kept is set
 	kept      bool
+	secrets   []secrets.Finding // those of the item's that the view holds
 }
 
 // ladders renders the cheaper views of the items at idx, in parallel.
@@ -239,7 +242,7 @@ func (o Options) ladder(ctx context.Context, it *Item, retained *retainer) error
 		next.Header = degradedHeader(it.Path, res.Mode)
 		block := next.appendBlock(nil)
 		v := rungView{ok: true, mode: res.Mode, fence: res.Fence, truncated: res.Truncated, slices: res.Slices,
-			emitted: o.measure(block)}
+			emitted: o.measure(block), secrets: secretsIn(it.found, src, res.Text)}
 		v.cost = o.blockCost(block, v.emitted)
 		if retained.take(len(res.Text)) {
 			v.text, v.kept = res.Text, true
@@ -290,6 +293,7 @@ func degrade(it *Item, reason string, retained *retainer) {
 				}
 				it.ViewMode, it.fence, it.Slices, it.Truncated = v.mode, v.fence, v.slices, v.truncated
 				it.Content, it.dropped = v.text, !v.kept
+				it.Secrets = v.secrets
 				v.text, v.kept = "", false
 				// a view the file does not support yields the summary; Degraded says
 				// "→ summary", so a fallback is not recorded

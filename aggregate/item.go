@@ -172,8 +172,10 @@ type Item struct {
 	// view was made (Options.Redact); nil when none were.
 	Redacted *Redaction `json:"redacted,omitempty"`
 	// Secrets are the credentials Options.Scan found in the file's text
-	// and left in it: the rule, line and column of each, never the
-	// secret; nil when none were (or the file was not scanned).
+	// that its view still holds (a summary or skeleton that drops the
+	// line holding a secret does not send it): the rule, line and column
+	// of each in the file, never the secret; nil when none were (or the
+	// file was not scanned).
 	Secrets []secrets.Finding `json:"secrets,omitempty"`
 	// MTime is the file's modification time; zero for missing files.
 	MTime time.Time `json:"mtime,omitzero"`
@@ -193,6 +195,9 @@ type Item struct {
 	// under a token budget: the file was read and rendered, so the budget
 	// may give it another view
 	rendered bool
+	// the credentials the scan found in the file's text, whatever its view
+	// (Secrets are those the view holds)
+	found []secrets.Finding
 	// under a token budget: the cheaper views, once computed
 	ladder *ladderViews
 	// under max_tokens: what the block costs in the document

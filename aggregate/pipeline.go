@@ -126,6 +126,11 @@ func run(ctx context.Context, opts Options, w io.Writer, keep bool) (res *Result
 	doc := newDocument(out, keep, o.Estimator)
 	// the sections after the files count against max_tokens too
 	tail := []string{ScreenshotsSection(shots), res.Beads.Section(), HistorySection(o.History)}
+	if o.Scan != nil && o.Redact == nil {
+		if res.SectionSecrets, err = scanSections(ctx, o.Scan, tail[1], tail[2]); err != nil {
+			return nil, err
+		}
+	}
 	if res.Items, err = buildFiles(ctx, o, targets, doc, keep, tail); err != nil {
 		if doc.err != nil {
 			return nil, writeFailed(ctx, doc.err)
@@ -430,6 +435,7 @@ func buildItem(ctx context.Context, o Options, t target) (Item, []byte) {
 			return fail("cannot scan " + mdtext.Escape(t.label) + " for secrets: " + err.Error())
 		}
 		it.Secrets = found
+		it.found = found
 	}
 	binary := IsBinary(d.src)
 	if binary {
@@ -441,6 +447,7 @@ func buildItem(ctx context.Context, o Options, t target) (Item, []byte) {
 	it.ViewMode, it.Language, it.Fallback, it.Slices = res.Mode, res.Language, res.Fallback, res.Slices
 	it.Truncated = res.Truncated
 	it.Content, it.fence = res.Text, res.Fence
+	it.Secrets = secretsIn(it.found, d.src, res.Text)
 	it.Status = StatusOK
 	if res.Binary {
 		it.Status = StatusBinary

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/ctxaudit/ctx/internal/display"
@@ -66,16 +67,68 @@ func scanOnly(ctx context.Context, sc secrets.Scanner, label string, src []byte)
 	return sc.Scan(ctx, label, string(src))
 }
 
-// FileSecret is a credential left in a packed file: the file's path as the
-// document shows it and the finding (never the secret).
+// secretsIn returns the findings of found (in src) whose secret the view
+// text still holds: a summary or skeleton that leaves out the line of a
+// credential does not send it. A finding without a range (a rule that
+// matches the file's name) is kept: the heading names the file.
+func secretsIn(found []secrets.Finding, src []byte, view string) []secrets.Finding {
+	var out []secrets.Finding
+	for _, f := range found {
+		if f.End > f.Start && f.End <= len(src) && !strings.Contains(view, string(src[f.Start:f.End])) {
+			continue
+		}
+		out = append(out, f)
+	}
+	return out
+}
+
+// FileSecret is a credential left in a pack: the file's path as the
+// document shows it (or the section's name: "Beads", "Discussion
+// History") and the finding (never the secret).
 type FileSecret struct {
 	Path    string
 	Finding secrets.Finding
+	// Section is set when Path names a section of the document rather
+	// than a file.
+	Section bool
+}
+
+// Names of the document's sections a pack scans (Result.SectionSecrets).
+const (
+	SectionBeads   = "Beads"
+	SectionHistory = "Discussion History"
+)
+
+// HistoryScanName is the name the Discussion History is scanned under,
+// which a secrets allowlist's paths match (as history.ScanName).
+const HistoryScanName = "discussion_history"
+
+// scanSections scans the Beads and Discussion History sections of a
+// document (either may be "").
+func scanSections(ctx context.Context, sc secrets.Scanner, beads, history string) ([]FileSecret, error) {
+	var out []FileSecret
+	for _, s := range []struct{ name, scanName, text string }{
+		{SectionBeads, BeadsScanName, beads},
+		{SectionHistory, HistoryScanName, history},
+	} {
+		if s.text == "" {
+			continue
+		}
+		found, err := sc.Scan(ctx, s.scanName, s.text)
+		if err != nil {
+			return nil, fmt.Errorf("cannot scan the %s section for secrets: %w", s.name, err)
+		}
+		for _, f := range found {
+			out = append(out, FileSecret{Path: s.name, Finding: f, Section: true})
+		}
+	}
+	return out, nil
 }
 
 // UnredactedSecrets lists the credentials Options.Scan found in the files
-// the document holds (an omitted file, or one that failed, holds none), in
-// the document's order: what a pack sends unless it is redacted.
+// the document holds (an omitted file, or one that failed, holds none),
+// then those of its sections (SectionSecrets), in the document's order:
+// what a pack sends unless it is redacted.
 func (res *Result) UnredactedSecrets() []FileSecret {
 	var out []FileSecret
 	for _, it := range res.Items {
@@ -86,7 +139,7 @@ func (res *Result) UnredactedSecrets() []FileSecret {
 			out = append(out, FileSecret{Path: it.Path, Finding: f})
 		}
 	}
-	return out
+	return append(out, res.SectionSecrets...)
 }
 
 // SecretsShown is how many credentials left in a pack SecretWarnings
@@ -110,7 +163,12 @@ func (res *Result) SecretWarnings() []string {
 			break
 		}
 		at := mdtext.Escape(f.Path)
-		if f.Finding.Line > 0 {
+		switch {
+		case f.Section && f.Finding.Line > 0:
+			at = "the " + at + " section, line " + strconv.Itoa(f.Finding.Line)
+		case f.Section:
+			at = "the " + at + " section"
+		case f.Finding.Line > 0:
 			at += ":" + strconv.Itoa(f.Finding.Line)
 		}
 		out = append(out, at+": "+f.Finding.Rule+": a credential is in the pack (--redact, or redact = true in [secrets] of ctx.toml, replaces it)")

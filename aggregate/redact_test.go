@@ -161,3 +161,90 @@ func TestNilEngineIsText(t *testing.T) {
 		t.Errorf("codeview: %s view %q", it.ViewMode, it.Content)
 	}
 }
+
+// A file's credentials are reported when its view holds them, and only
+// then: a skeleton or summary that leaves out the line of a secret does
+// not send it, whether the view was asked for or the token budget chose
+// it; a secret the view keeps is reported.
+func TestScanViews(t *testing.T) {
+	body := "def f():\n    key = \"" + fakePAT + "\"\n    return key\n"
+	top := "KEY = \"" + fakePAT + "\"\n\n\ndef g():\n    return KEY\n"
+	var big strings.Builder
+	big.WriteString(body)
+	for i := range 300 {
+		fmt.Fprintf(&big, "\n\ndef h%d(x):\n    y = x * %d\n    return y + %d\n", i, i, i)
+	}
+	dir := testfs.Tree(t, map[string]string{
+		"body.py": body, "top.py": top, "sum.py": top, "full.py": body, "big.py": big.String(),
+	})
+	sc, err := gitleaks.New(secrets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name  string
+		opts  aggregate.Options
+		found []string // the files whose credential is reported
+	}{
+		{"views asked for", aggregate.Options{Files: []aggregate.FileItem{
+			{Path: "body.py", ViewMode: aggregate.ViewSkeleton}, {Path: "top.py", ViewMode: aggregate.ViewSkeleton},
+			{Path: "sum.py", ViewMode: aggregate.ViewSummary}, {Path: "full.py"},
+		}}, []string{"top.py", "full.py"}},
+		{"degraded by max_file_tokens", aggregate.Options{MaxFileTokens: measure.Max(600), Files: []aggregate.FileItem{{Path: "big.py"}, {Path: "full.py"}}},
+			[]string{"full.py"}},
+		{"not degraded", aggregate.Options{Files: []aggregate.FileItem{{Path: "big.py"}}}, []string{"big.py"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			o := tc.opts
+			o.Engine, o.BaseDir, o.Scan = codeview.Engine(), dir, sc
+			res, err := aggregate.Run(context.Background(), o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, f := range res.UnredactedSecrets() {
+				got = append(got, f.Path)
+			}
+			if !slices.Equal(got, tc.found) {
+				t.Errorf("reported %q, want %q", got, tc.found)
+			}
+			// the report and the document agree, file by file
+			for _, it := range res.Items {
+				holds := strings.Contains(it.Block(), fakePAT)
+				if holds != (len(it.Secrets) > 0) {
+					t.Errorf("%s (%s, %s): block holds the key %v, %d reported", it.Path, it.ViewMode, it.Degraded, holds, len(it.Secrets))
+				}
+			}
+		})
+	}
+}
+
+// The Beads and Discussion History sections a pack ends with are scanned
+// as its files are, named by section and line.
+func TestScanSections(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{"ok.py": "x = 1\n"})
+	sc, err := gitleaks.New(secrets.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	history := "### Discussion Excerpt 1\n\nuser: my token is " + fakePAT + "\n"
+	res, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir, Scan: sc,
+		Files: []aggregate.FileItem{{Path: "ok.py"}}, History: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := res.SecretWarnings()
+	want := []string{"the Discussion History section, line 5: github-pat: a credential is in the pack (--redact, or redact = true in [secrets] of ctx.toml, replaces it)"}
+	if !slices.Equal(got, want) {
+		t.Errorf("warnings %q, want %q", got, want)
+	}
+	res, err = aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir,
+		Files: []aggregate.FileItem{{Path: "ok.py"}}, History: history})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.SectionSecrets) != 0 {
+		t.Error("scanned without Options.Scan")
+	}
+}

@@ -191,8 +191,9 @@ type Options struct {
 	// no view holds one; Item.Redacted records them.
 	Redact secrets.Scanner
 	// Scan, when not nil and Redact is nil, looks for credentials in every
-	// text file packed, and leaves them: Item.Secrets records them (the
-	// rule, line and column, never the secret) and
+	// text file packed, and in the Beads and Discussion History sections,
+	// and leaves them: Item.Secrets and Result.SectionSecrets record them
+	// (the rule, line and column, never the secret) and
 	// Result.UnredactedSecrets lists them, so that a pack never holds a
 	// credential without a word.
 	Scan secrets.Scanner
@@ -646,6 +647,11 @@ type Result struct {
 	// a structural view, which is rarely what was meant (ctx aggregate
 	// warns).
 	UnmatchedFocus []string
+	// SectionSecrets are the credentials Options.Scan found in the Beads
+	// and Discussion History sections, in the document's order: Path is
+	// the section's name ("Beads", "Discussion History") and a Finding's
+	// line is the section's line.
+	SectionSecrets []FileSecret
 
 	opts   Options // normalized, for Summary
 	tokens int     // the document's tokens, counted as it was written

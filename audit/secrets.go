@@ -68,6 +68,46 @@ const (
 	filesID   = string(manifest.SectionFiles)
 )
 
+// Secrets scans what m sends with sc, as RunContext does with
+// Options.Secrets: the fragment of every included source, the block of
+// every aggregated file and the Beads and Discussion History sections, in
+// rendering order. Each finding is a CodeSecret error naming the source
+// or file and the line; none holds the secret. ctx render prints them on
+// stderr, so that a rendered context never holds a credential without a
+// word.
+func Secrets(ctx context.Context, m *manifest.Manifest, sc secrets.Scanner) ([]Finding, error) {
+	return secretFindings(ctx, m, sc)
+}
+
+// SecretWarnings says where each CodeSecret finding of findings is, for
+// a terminal ("file:client.py: credential (aws-access-token) at line 3
+// would be sent; --redact replaces it"), escaped: the first
+// aggregate.SecretsShown (as a pack's warnings),
+// then a count of the rest; nil when there is none.
+func SecretWarnings(findings []Finding) []string {
+	var out []string
+	n := 0
+	for _, f := range findings {
+		if f.Code == CodeSecret {
+			n++
+		}
+	}
+	for _, f := range findings {
+		if f.Code != CodeSecret {
+			continue
+		}
+		if len(out) == aggregate.SecretsShown {
+			more, verb := "more credentials", "are"
+			if n-len(out) == 1 {
+				more, verb = "more credential", "is"
+			}
+			return append(out, display.Int(n-len(out))+" "+more+" "+verb+" in the rendered context (ctx audit lists each)")
+		}
+		out = append(out, display.Path(f.SourceID, "")+": "+display.Path(f.Message, ""))
+	}
+	return out
+}
+
 // secretFindings scans what m sends, in rendering order: the fragment of
 // every included source, the block of every aggregated file, the
 // discussion history.

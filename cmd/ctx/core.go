@@ -59,7 +59,8 @@ func coreCommands(e *env) []*cli.Command {
 			Flags: append(commonFlags(), estimatorFlag(), cacheDirFlag(), noCacheFlag(),
 				&cli.StringFlag{Name: "output", Aliases: []string{"o"}, Usage: "write to `FILE` (atomically) instead of stdout"},
 				&cli.StringFlag{Name: "manifest", Usage: "render a stored manifest `FILE` instead of building one"},
-				&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] (default: redact in [secrets] of ctx.toml)"}),
+				&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] (default: redact in [secrets] of ctx.toml)"},
+				&cli.BoolFlag{Name: "no-scan", Usage: "do not scan the rendered context for credentials (default: scan in [secrets] of ctx.toml)"}),
 			Action: func(c *cli.Context) error { return e.render(c) },
 		},
 		{
@@ -248,6 +249,37 @@ func (e *env) render(c *cli.Context) error {
 		return err
 	}
 	e.redactionNote(m.RedactionSummary())
+	return e.secretWarnings(c, m)
+}
+
+// secretWarnings scans the rendered context of m, unless it was redacted
+// or --no-scan (scan = false in [secrets]) says not to, and prints a
+// warning for each credential it would send (audit.SecretWarnings): every pack is scanned. The exit
+// code stays 0; ctx audit --check is the gate.
+func (e *env) secretWarnings(c *cli.Context, m *manifest.Manifest) error {
+	if c.Bool("no-scan") {
+		return nil
+	}
+	p, err := loadProject(c)
+	if err != nil {
+		return err
+	}
+	redact := p.Config.Secrets.Redact != nil && *p.Config.Secrets.Redact
+	if c.IsSet("redact") {
+		redact = c.Bool("redact")
+	}
+	if redact || (p.Config.Secrets.Scan != nil && !*p.Config.Secrets.Scan) {
+		return nil
+	}
+	sc, err := p.Config.Scanner()
+	if err != nil {
+		return err
+	}
+	found, err := audit.Secrets(c.Context, m, sc)
+	if err != nil {
+		return err
+	}
+	e.warnings(audit.SecretWarnings(found))
 	return nil
 }
 
@@ -264,7 +296,10 @@ func (e *env) renderStored(c *cli.Context, m *manifest.Manifest) error {
 		redact = c.Bool("redact")
 	}
 	if !redact {
-		return e.output(c, []byte(render.Text(m)))
+		if err := e.output(c, []byte(render.Text(m))); err != nil {
+			return err
+		}
+		return e.secretWarnings(c, m)
 	}
 	sc, err := p.Config.Scanner()
 	if err != nil {

@@ -365,13 +365,26 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 // Fails reports whether any finding is at least as severe as level.
 func (r *Report) Fails(level Severity) bool { return r.Count(level) > 0 }
 
-// Count returns the number of findings at least as severe as level.
+// Count returns the number of problems at least as severe as level: the
+// findings at that level, less the size of a source that is another one
+// (same_path, same_content), whose size is the other's finding (the
+// table lists it once; Findings keeps both).
 func (r *Report) Count(level Severity) int {
 	n := 0
+	var ix *index
 	for _, f := range r.Findings {
-		if f.Severity.rank() >= level.rank() {
-			n++
+		if f.Severity.rank() < level.rank() {
+			continue
 		}
+		if f.Code == CodeOversizedSource {
+			if ix == nil {
+				ix = newIndex(r)
+			}
+			if quiet(r, ix, f) {
+				continue
+			}
+		}
+		n++
 	}
 	return n
 }

@@ -72,7 +72,7 @@ func agentLine(rep *Report) string {
 		// the files counted in the total: loaded in every session
 		more := ""
 		if n := rep.Native.Conditional; n > 0 {
-			more = ", " + display.Int(n) + " more when their conditions apply"
+			more = ", " + display.Int(n) + " more " + display.Conditions(n)
 		}
 		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself%s)", rep.Agent, m.Profile.Name, count(rep.Native.Files, "file"), more)
 	case rep.Agent == manifest.DefaultAgent:
@@ -94,7 +94,7 @@ func seenLine(rep *Report) string {
 	s := "The agent sees: " + count(n.Tokens+rep.Total.Tokens, "token") + " = " + count(n.Tokens, "token") +
 		" it loads by itself (" + count(n.Files, "file") + ") + " + count(rep.Total.Tokens, "token") + " from ctx"
 	if n.Conditional > 0 {
-		s += "; " + count(n.Conditional, "more file") + " only when their conditions apply"
+		s += "; " + count(n.Conditional, "more file") + " only " + display.Conditions(n.Conditional)
 	}
 	return s
 }

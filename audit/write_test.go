@@ -355,3 +355,25 @@ func TestRepositoryRoot(t *testing.T) {
 		t.Errorf("with Root: %s", out)
 	}
 }
+
+// --check counts each problem once: the size of project_claude, which is
+// AGENTS.md, is AGENTS.md's finding (the JSON document keeps both).
+func TestCountOnce(t *testing.T) {
+	t.Parallel()
+	rep := realisticReport(t)
+	listed, sizes := 0, 0
+	for _, f := range rep.Findings {
+		if f.Severity == audit.Warning || f.Severity == audit.Error {
+			listed++
+		}
+		if f.Code == audit.CodeOversizedSource {
+			sizes++
+		}
+	}
+	if sizes != 2 {
+		t.Fatalf("%d oversized_source findings, want AGENTS.md's and project_claude's: %+v", sizes, rep.Findings)
+	}
+	if got := rep.Count(audit.Warning); got != listed-1 {
+		t.Errorf("Count(warning) = %d, want %d (every warning and error but project_claude's size)", got, listed-1)
+	}
+}

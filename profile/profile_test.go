@@ -633,7 +633,7 @@ func TestWriteTable(t *testing.T) {
 			t.Errorf("%d columns, over 60: %q", n, line)
 		}
 	}
-	for _, s := range []string{"Profile gemini: 1 file the agent loads by itself, 1 more\nwhen their conditions apply, 1 that bring nothing (blank, or\npast its limit); 3 listed in load order\n",
+	for _, s := range []string{"Profile gemini: 1 file the agent loads by itself, 1 more\nwhen its condition applies, 1 that brings nothing (blank, or\npast its limit); 3 listed in load order\n",
 		"| 12,345 |"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the table lacks %q:\n%s", s, out)

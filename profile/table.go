@@ -27,10 +27,14 @@ func (c *Chain) heading(home string) string {
 	loaded, conditional := c.Loaded()
 	parts := []string{plural(loaded, "file") + " the agent loads by itself"}
 	if conditional > 0 {
-		parts = append(parts, strconv.Itoa(conditional)+" more when their conditions apply")
+		parts = append(parts, strconv.Itoa(conditional)+" more "+display.Conditions(conditional))
 	}
 	if rest := len(c.Files) - loaded - conditional; rest > 0 {
-		parts = append(parts, strconv.Itoa(rest)+" that bring nothing (blank, or past its limit)")
+		what := " that bring nothing (blank, or past their limit)"
+		if rest == 1 {
+			what = " that brings nothing (blank, or past its limit)"
+		}
+		parts = append(parts, strconv.Itoa(rest)+what)
 	}
 	if len(parts) == 1 {
 		return fmt.Sprintf("Profile %s: %s, in load order\n%s", c.Profile, parts[0], root)

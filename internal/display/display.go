@@ -107,3 +107,12 @@ func Int(n int) string {
 	}
 	return b.String()
 }
+
+// Conditions is "when its condition applies" for one file, "when their
+// conditions apply" for more: what the counts of conditional files say.
+func Conditions(n int) string {
+	if n == 1 {
+		return "when its condition applies"
+	}
+	return "when their conditions apply"
+}

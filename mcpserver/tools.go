@@ -588,7 +588,7 @@ func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyIn
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := provenance.WriteVerify(&b, rep, provenance.FormatJSON); err != nil {
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatJSON, 0); err != nil {
 		return nil, err
 	}
 	if err := checkSize("verify report", b.Bytes(), maxBytes(in.MaxBytes), "verify a manifest with fewer rows"); err != nil {

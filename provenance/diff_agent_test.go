@@ -56,7 +56,7 @@ func TestDiffAgentSide(t *testing.T) {
 		t.Errorf("summary %+v → %+v", rep.Old, rep.New)
 	}
 	var b bytes.Buffer
-	if err := provenance.WriteDiff(&b, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteDiff(&b, rep, provenance.FormatTable, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{"agent_cut", "bytes cut", "the agent gets:", "it loads"} {

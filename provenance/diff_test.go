@@ -144,7 +144,7 @@ func TestDiff(t *testing.T) {
 	}
 
 	var b bytes.Buffer
-	if err := provenance.WriteDiff(&b, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteDiff(&b, rep, provenance.FormatTable, 0); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -174,7 +174,7 @@ func TestDiff(t *testing.T) {
 		}
 	}
 	b.Reset()
-	if err := provenance.WriteDiff(&b, rep, provenance.FormatJSON); err != nil {
+	if err := provenance.WriteDiff(&b, rep, provenance.FormatJSON, 0); err != nil {
 		t.Fatal(err)
 	}
 	var back provenance.DiffReport
@@ -202,7 +202,7 @@ func TestDiffClones(t *testing.T) {
 		t.Errorf("counts: %+v", rep)
 	}
 	var out bytes.Buffer
-	if err := provenance.WriteDiff(&out, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteDiff(&out, rep, provenance.FormatTable, 0); err != nil {
 		t.Fatal(err)
 	}
 	want := "no changes\nsources: 0 added, 0 removed, 0 changed, 4 unchanged\nfiles: 0 added, 0 removed, 0 changed, 2 unchanged\n" +
@@ -233,7 +233,7 @@ func TestDiffAgentAndEstimator(t *testing.T) {
 		t.Fatal(err)
 	}
 	var out bytes.Buffer
-	if err := provenance.WriteDiff(&out, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteDiff(&out, rep, provenance.FormatTable, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasPrefix(out.String(), "agent: claude → codex\nestimator: ceiling(characters / 4), version 1 → another (tokens are counted differently)\n") {

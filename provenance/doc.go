@@ -18,7 +18,7 @@
 //	dir, err := provenance.ProjectDir(m, "", "")          // "." for a relative manifest
 //	p, err := config.LoadProject(config.ProjectOptions{Dir: dir})
 //	rep, err := provenance.Verify(ctx, m, p.ManifestOptions())
-//	err = provenance.WriteVerify(os.Stdout, rep, provenance.FormatTable)
+//	err = provenance.WriteVerify(os.Stdout, rep, provenance.FormatTable, 0)
 //	if rep.Drifted > 0 { ... }
 //
 // A relative manifest (see manifest.Relativize) is resolved against the
@@ -33,6 +33,7 @@
 // tokens before and after. Both manifests are compared in their relative
 // form, so that manifests built in two clones compare by what they hold.
 //
-// [WriteVerify] and [WriteDiff] print the reports as a table at most 100
-// columns wide, or as JSON (the report types themselves).
+// [WriteVerify] and [WriteDiff] print the reports as a table that fits the
+// width they are given (100 columns by default; long ids and paths wrap
+// after a slash, never cut), or as JSON (the report types themselves).
 package provenance

@@ -45,7 +45,7 @@ func ExampleVerify() {
 	for _, r := range rep.Rows {
 		fmt.Printf("%s %s: %s → %s\n", r.ID, r.State, r.OldStatus, r.NewStatus)
 	}
-	if err := provenance.WriteVerify(os.Stdout, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteVerify(os.Stdout, rep, provenance.FormatTable, 0); err != nil {
 		log.Fatal(err)
 	}
 	// Output:
@@ -82,7 +82,7 @@ func ExampleDiff() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	if err := provenance.WriteDiff(os.Stdout, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteDiff(os.Stdout, rep, provenance.FormatTable, 0); err != nil {
 		log.Fatal(err)
 	}
 	// Output:

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
@@ -351,19 +352,38 @@ func TestWriteVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable, 0); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
 	checkWidth(t, out)
-	for _, s := range []string{"| state ", "| changed   | project_agents ", "| missing   | native:very/l…-name/notes.md |", "…",
+	for _, s := range []string{"| state ", "| changed   | project_agents ", "| missing   | native:very/ ",
 		"\ndrift: 2 of 8 rows (1 changed, 1 missing)\n"} {
 		if !strings.Contains(out, s) {
 			t.Errorf("the table lacks %q:\n%s", s, out)
 		}
 	}
+	// a long id and path wrap after a slash: nothing of them is cut
+	if strings.Contains(out, "…") {
+		t.Errorf("the table cuts a cell:\n%s", out)
+	}
+	for _, want := range []string{"native:" + long, long} {
+		if got := column(out, want[:8]); !strings.Contains(got, want) {
+			t.Errorf("the column that starts with %q reads %q, want %q in it", want[:8], got, want)
+		}
+	}
+	// at 80 columns too
 	b.Reset()
-	if err := provenance.WriteVerify(&b, rep, provenance.FormatJSON); err != nil {
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable, 80); err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
+		if n := utf8.RuneCountInString(line); n > 80 && strings.HasPrefix(line, "|") {
+			t.Errorf("a line of %d columns at 80:\n%s", n, b.String())
+		}
+	}
+	b.Reset()
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatJSON, 0); err != nil {
 		t.Fatal(err)
 	}
 	var back provenance.VerifyReport
@@ -373,7 +393,7 @@ func TestWriteVerify(t *testing.T) {
 	if !reflect.DeepEqual(&back, rep) {
 		t.Errorf("the JSON does not decode to the report:\n%s", b.String())
 	}
-	if err := provenance.WriteVerify(&b, rep, "yaml"); err == nil {
+	if err := provenance.WriteVerify(&b, rep, "yaml", 0); err == nil {
 		t.Errorf("an unknown format: no error")
 	}
 	// nothing drifted
@@ -383,7 +403,7 @@ func TestWriteVerify(t *testing.T) {
 		t.Fatal(err)
 	}
 	b.Reset()
-	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.HasSuffix(b.String(), "\nno drift: 7 rows unchanged\n") {
@@ -466,7 +486,7 @@ func TestVerifySettings(t *testing.T) {
 		t.Errorf("drifted %d, want 2 (the setting and the row)", rep.Drifted)
 	}
 	var b bytes.Buffer
-	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable, 0); err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{"setting budget:project: max_lines 100 → max_lines 0\n", "| redecided | project_agents ",
@@ -528,7 +548,7 @@ func TestVerifyMachineLocal(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable); err != nil {
+	if err := provenance.WriteVerify(&b, rep, provenance.FormatTable, 0); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "no drift") || !strings.Contains(b.String(), "1 machine-local row differs") {
@@ -546,4 +566,28 @@ func TestVerifyMachineLocal(t *testing.T) {
 	if rep, err = provenance.Verify(context.Background(), m, o); err != nil || rep.Local != 0 || rep.Drifted == 0 {
 		t.Errorf("absolute manifest: %d machine-local, %d drifted, %v", rep.Local, rep.Drifted, err)
 	}
+}
+
+// column joins the lines of the cell of out's table that starts with
+// prefix, and those below it in its column until the next row starts.
+func column(out, prefix string) string {
+	lines := strings.Split(out, "\n")
+	for i, l := range lines {
+		cells := strings.Split(l, "|")
+		for c, cell := range cells {
+			if !strings.HasPrefix(strings.TrimSpace(cell), prefix) {
+				continue
+			}
+			got := strings.TrimSpace(cell)
+			for _, next := range lines[i+1:] {
+				nc := strings.Split(next, "|")
+				if len(nc) != len(cells) || strings.TrimSpace(nc[1]) != "" {
+					break
+				}
+				got += strings.TrimSpace(nc[c])
+			}
+			return got
+		}
+	}
+	return ""
 }

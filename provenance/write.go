@@ -28,8 +28,9 @@ const (
 	FormatJSON Format = "json"
 )
 
-// TableWidth is the most columns a table takes: longer ids, paths and
-// values are cut in the middle, marked with "…".
+// TableWidth is the most columns a table takes when the caller gives no
+// width: longer ids and paths are wrapped after a slash, longer values at
+// spaces; nothing of them is cut.
 const TableWidth = table.DefaultWidth
 
 // hashLen is how much of a hash a table shows.
@@ -44,11 +45,14 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("must be table or json, not %q", s)
 }
 
-// WriteVerify writes rep to w in format f, in one Write call. The table
-// has a row per source, file and history file: state, id, old and new
-// hash (or status when there is none), and path; then a line that counts
-// the drift.
-func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
+// WriteVerify writes rep to w in format f, in one Write call. The table,
+// at most width columns wide (0: TableWidth), has a row per source, file
+// and history file: state, id, old and new hash (or status when there is
+// none), and path; then a line that counts the drift.
+func WriteVerify(w io.Writer, rep *VerifyReport, f Format, width int) error {
+	if width <= 0 {
+		width = TableWidth
+	}
 	var b bytes.Buffer
 	switch f {
 	case FormatJSON:
@@ -57,7 +61,7 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 		}
 	case FormatTable:
 		for _, st := range rep.Settings {
-			b.WriteString(table.WrapText(mdtext.Escape(fmt.Sprintf("setting %s: %s → %s", st.Setting, orNone(st.Old), orNone(st.New))), TableWidth) + "\n")
+			b.WriteString(table.WrapText(mdtext.Escape(fmt.Sprintf("setting %s: %s → %s", st.Setting, orNone(st.Old), orNone(st.New))), width) + "\n")
 		}
 		rows := make([][]string, 0, len(rep.Rows))
 		for _, r := range rep.Rows {
@@ -67,16 +71,17 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format) error {
 			}
 			rows = append(rows, []string{state, r.ID, shortHash(r.OldHash, r.OldStatus), shortHash(r.NewHash, r.NewStatus), r.Path})
 		}
-		header := []string{"state", "id", "old", "new", "path"}
-		if err := table.Write(&b, header, fit(header, rows, []int{0, 28, 10, 10, -1})); err != nil {
+		cols := []table.Column{{Header: "state"}, {Header: "id", Fit: table.FitWrapPath, Min: 12},
+			{Header: "old"}, {Header: "new"}, {Header: "path", Fit: table.FitWrapPath, Min: 12}}
+		if err := table.WriteFitted(&b, cols, escaped(rows), width); err != nil {
 			return err
 		}
 		for _, r := range rep.Rows {
 			if r.Note != "" {
-				b.WriteString(table.WrapText(mdtext.Escape(r.ID+": "+r.Note), TableWidth) + "\n")
+				b.WriteString(table.WrapText(mdtext.Escape(r.ID+": "+r.Note), width) + "\n")
 			}
 		}
-		b.WriteString(verifySummary(rep))
+		b.WriteString(table.WrapText(verifySummary(rep), width))
 		b.WriteByte('\n')
 	default:
 		_, err := ParseFormat(string(f))
@@ -129,11 +134,15 @@ func orNone(s string) string {
 	return s
 }
 
-// WriteDiff writes rep to w in format f, in one Write call. The table has
-// a row per change (id, change, old, new), preceded by the agent and
-// estimator when they differ and followed by the counts and the total
-// emitted tokens before and after.
-func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
+// WriteDiff writes rep to w in format f, in one Write call. The table, at
+// most width columns wide (0: TableWidth), has a row per change (id,
+// change, old, new), preceded by the agent and estimator when they differ
+// and followed by the counts and the total emitted tokens before and
+// after.
+func WriteDiff(w io.Writer, rep *DiffReport, f Format, width int) error {
+	if width <= 0 {
+		width = TableWidth
+	}
 	var b bytes.Buffer
 	switch f {
 	case FormatJSON:
@@ -142,30 +151,34 @@ func WriteDiff(w io.Writer, rep *DiffReport, f Format) error {
 		}
 	case FormatTable:
 		if rep.Old.Agent != rep.New.Agent {
-			fmt.Fprintf(&b, "agent: %s → %s\n", mdtext.Escape(rep.Old.Agent), mdtext.Escape(rep.New.Agent))
+			b.WriteString(table.WrapText("agent: "+mdtext.Escape(rep.Old.Agent)+" → "+mdtext.Escape(rep.New.Agent), width) + "\n")
 		}
 		if rep.Old.Estimator != rep.New.Estimator {
 			fmt.Fprintf(&b, "estimator: %s → %s (tokens are counted differently)\n", rep.Old.Estimator, rep.New.Estimator)
 		}
 		rows := diffRows(rep)
 		if len(rows) > 0 {
-			header := []string{"id", "change", "old", "new"}
-			if err := table.Write(&b, header, alignNumbers(fit(header, rows, []int{26, 0, -1, -1}), 2, 3)); err != nil {
+			cols := []table.Column{{Header: "id", Fit: table.FitWrapPath, Min: 12}, {Header: "change"},
+				{Header: "old", Fit: table.FitWrap, Min: 12}, {Header: "new", Fit: table.FitWrap, Min: 12}}
+			if err := table.WriteFitted(&b, cols, alignNumbers(escaped(rows), 2, 3), width); err != nil {
 				return err
 			}
 		} else {
 			b.WriteString("no changes\n")
 		}
-		fmt.Fprintf(&b, "sources: %s\n", counts(len(rep.Sources), rep.Unchanged.Sources, func(i int) []Change { return rep.Sources[i].Changes }))
+		line := func(format string, args ...any) {
+			b.WriteString(table.WrapText(fmt.Sprintf(format, args...), width) + "\n")
+		}
+		line("sources: %s", counts(len(rep.Sources), rep.Unchanged.Sources, func(i int) []Change { return rep.Sources[i].Changes }))
 		if rep.Old.Files+rep.New.Files > 0 {
-			fmt.Fprintf(&b, "files: %s\n", counts(len(rep.Files), rep.Unchanged.Files, func(i int) []Change { return rep.Files[i].Changes }))
+			line("files: %s", counts(len(rep.Files), rep.Unchanged.Files, func(i int) []Change { return rep.Files[i].Changes }))
 		}
 		if rep.Old.NativeTokens+rep.New.NativeTokens > 0 {
-			fmt.Fprintf(&b, "the agent gets: %s → %s tokens (%s): it loads %s → %s by itself, ctx sends %s → %s\n",
+			line("the agent gets: %s → %s tokens (%s): it loads %s → %s by itself, ctx sends %s → %s",
 				display.Int(rep.Old.AgentTokens), display.Int(rep.New.AgentTokens), delta(rep.New.AgentTokens-rep.Old.AgentTokens),
 				display.Int(rep.Old.NativeTokens), display.Int(rep.New.NativeTokens), display.Int(rep.Old.EmittedTokens), display.Int(rep.New.EmittedTokens))
 		} else {
-			fmt.Fprintf(&b, "emitted tokens: %s → %s (%s)\n", display.Int(rep.Old.EmittedTokens), display.Int(rep.New.EmittedTokens), delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
+			line("emitted tokens: %s → %s (%s)", display.Int(rep.Old.EmittedTokens), display.Int(rep.New.EmittedTokens), delta(rep.New.EmittedTokens-rep.Old.EmittedTokens))
 		}
 	default:
 		_, err := ParseFormat(string(f))
@@ -403,68 +416,15 @@ func short(h string) string {
 	return h
 }
 
-// fit cuts the cells of rows so that the table is at most TableWidth
-// columns wide. widths holds per column its most characters (> 0), 0 for
-// no limit, or -1 for the columns that share what the others leave (a
-// narrow one leaves the rest of its share to the others).
-func fit(header []string, rows [][]string, widths []int) [][]string {
+// escaped returns rows with every cell escaped: ids and paths are data,
+// and a name adds no line or escape to the terminal.
+func escaped(rows [][]string) [][]string {
 	out := make([][]string, len(rows))
 	for i, r := range rows {
 		out[i] = make([]string, len(r))
 		for j, c := range r {
-			// ids and paths are data: a name adds no line or escape
 			out[i][j] = mdtext.Escape(c)
 		}
 	}
-	natural := func(c int) int {
-		n := utf8.RuneCountInString(header[c])
-		for _, r := range out {
-			n = max(n, utf8.RuneCountInString(r[c]))
-		}
-		return n
-	}
-	// the borders: "| " before each column, " |" after the last, " | " between
-	left := TableWidth - (1 + 3*len(header))
-	var flex []int
-	for c, w := range widths {
-		if w < 0 {
-			flex = append(flex, c)
-			continue
-		}
-		if w > 0 {
-			for _, r := range out {
-				r[c] = cut(r[c], w)
-			}
-		}
-		left -= natural(c)
-	}
-	// the narrowest flexible columns first, each taking at most its share
-	sortByNatural(flex, natural)
-	for i, c := range flex {
-		share := max(left/(len(flex)-i), 8)
-		for _, r := range out {
-			r[c] = cut(r[c], share)
-		}
-		left -= natural(c)
-	}
 	return out
-}
-
-func sortByNatural(cols []int, natural func(int) int) {
-	for i := 1; i < len(cols); i++ {
-		for j := i; j > 0 && natural(cols[j]) < natural(cols[j-1]); j-- {
-			cols[j], cols[j-1] = cols[j-1], cols[j]
-		}
-	}
-}
-
-// cut shortens s to n characters by replacing its middle with "…".
-func cut(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n {
-		return s
-	}
-	head := (n - 1) / 2
-	tail := n - 1 - head
-	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }

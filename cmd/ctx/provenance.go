@@ -113,7 +113,7 @@ func (e *env) verify(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := provenance.WriteVerify(e.stdout, rep, format); err != nil {
+	if err := provenance.WriteVerify(e.stdout, rep, format, terminalWidth(e.stdout)); err != nil {
 		return err
 	}
 	if rep.Drifted > 0 {
@@ -149,5 +149,5 @@ func (e *env) diff(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return provenance.WriteDiff(e.stdout, rep, format)
+	return provenance.WriteDiff(e.stdout, rep, format, terminalWidth(e.stdout))
 }

@@ -16,7 +16,15 @@
 #   - the audit tables fit 80 and 100 columns, without a profile, with each and with all;
 #   - ctx aggregate leaves a .gitignore in its output directory;
 #   - ctx aggregate missing-file exits 2 and writes nothing;
-#   - ctx audit --format github and sarif name paths relative to the repository.
+#   - ctx audit --format github and sarif name paths relative to the repository;
+#   - ctx discover --profile claude lists every CLAUDE.md below the root,
+#     conditional, and --profile codex every AGENTS.md below it;
+#   - ctx diff sees a line added to the instruction file the agent loads
+#     (Codex's AGENTS.md, else Claude's CLAUDE.md): its tokens go up;
+#   - an audit with every file in [files] lists a finding code in at most 3
+#     rows (more are one row with a count) and fits 80 columns;
+#   - ctx report on every file writes a page with no script, tiles named by
+#     directory, and a folded "What was cut".
 # It also prints the credentials a plain pack would hold (warnings, not a fail).
 set -u
 
@@ -120,6 +128,54 @@ else fail "aggregate no-such-file.py: exit $rc, $((after - before)) files writte
 "$ctx" audit --format sarif >"$work/s.json" 2>/dev/null
 if grep -q "file=/" "$work/g.txt" || grep -q "\"uri\": \"/" "$work/s.json"; then fail "github or sarif name an absolute path"
 else pass "github and sarif paths are relative ($(grep -c '^::' "$work/g.txt") annotations)"; fi
+
+# nested instruction files, which the agents load when they work there
+nested() { find . -path ./.git -prune -o -path ./.claude -prune -o -path '*/node_modules' -prune -o -mindepth 2 -name "$1" -type f -print | sed 's|^\./||' | sort; }
+for pair in claude:CLAUDE.md codex:AGENTS.md; do
+	p=${pair%%:*} name=${pair#*:}
+	files=$(nested "$name")
+	[ -n "$files" ] || continue
+	COLUMNS=1000 "$ctx" discover --profile "$p" >"$work/d.txt" 2>/dev/null
+	missing=0 total=0
+	for f in $files; do
+		total=$((total + 1))
+		grep -qF "| native:$f " "$work/d.txt" || { missing=$((missing + 1)); [ $missing -le 3 ] && echo "        not listed: $f"; }
+	done
+	cond=$(COLUMNS=1000 "$ctx" audit --profile "$p" 2>/dev/null | grep -c 'conditional')
+	if [ $missing -eq 0 ]; then pass "discover --profile $p lists the nested $name files ($total) ($cond conditional rows in the audit)"
+	else fail "discover --profile $p leaves out $missing of $total nested $name files"; fi
+done
+
+# ctx diff: a line added to the file the agent loads by itself
+for pair in codex:AGENTS.md claude:CLAUDE.md; do
+	p=${pair%%:*} name=${pair#*:}
+	[ -f "$name" ] || continue
+	"$ctx" manifest --relative --profile "$p" -o "$work/before.json" 2>/dev/null
+	cp "$name" "$work/orig"
+	printf '\n- one more rule for the checks of ctx, to be seen by ctx diff\n' >>"$name"
+	"$ctx" manifest --relative --profile "$p" -o "$work/after.json" 2>/dev/null
+	cp "$work/orig" "$name"
+	COLUMNS=100 "$ctx" diff "$work/before.json" "$work/after.json" >"$work/diff.txt" 2>&1
+	gets=$(grep -E '^(the agent gets|emitted tokens):' "$work/diff.txt" | head -1)
+	if grep -qE '^the agent gets: .*\(\+[0-9]' "$work/diff.txt"; then pass "diff sees $name grow for $p: $gets"
+	else fail "diff of $name for $p: ${gets:-no summary}"; fi
+	break
+done
+
+# every file in [files]: the findings are grouped, the table fits, the
+# report folds
+printf '[files]\npaths = ["**/*"]\nmax_tokens = 20000\n' >"$work/files.toml"
+COLUMNS=80 "$ctx" audit --config "$work/files.toml" >"$work/f.txt" 2>/dev/null
+findings=$(sed -n '/^Findings/,/^Total/p' "$work/f.txt")
+dup=$(printf '%s\n' "$findings" | awk -F'|' 'NF > 4 && $3 !~ /^ *$/ { gsub(/ /, "", $3); n[$3]++ } END { for (c in n) if (n[c] > 3 && c != "code") print c }' | head -3 | tr '\n' ' ')
+w=$(widest "$work/f.txt"); l=$(wc -l <"$work/f.txt" | tr -d ' ')
+if [ -z "$dup" ] && [ "$w" -le 80 ]; then pass "audit with every file in [files]: findings grouped by code, $l lines, widest $w"
+else fail "audit with every file in [files]: codes on more than 3 rows: ${dup:-none}; widest $w"; fi
+if "$ctx" report --config "$work/files.toml" -o "$work/report.html" >/dev/null 2>&1; then
+	size=$(wc -c <"$work/report.html" | tr -d ' ')
+	if grep -q '<script' "$work/report.html"; then fail "report holds a script"
+	else pass "report on every file: $size bytes, no script$(grep -q 'more cut</summary>' "$work/report.html" && echo ', what was cut folded')"; fi
+else fail "report on every file failed"; fi
 
 "$ctx" aggregate --stdout --quiet >/dev/null 2>"$work/w.txt"
 # every one, from the JSON (stderr names the first ten)

@@ -9,7 +9,10 @@
 //     tests run fewer [Rounds];
 //   - [Program] tests, which build ctx or drive another program for real
 //     (npm, a browser, pre-commit, the agents), skip in both;
-//   - the full lane of .ci/run is a plain `go test`: everything runs.
+//   - the full lane of .ci/run is a plain `go test` of the tests that use
+//     Heavy, Program, Rounds or Race (directly or through a helper of their
+//     package's tests: internal/testlane/lanetests finds them), so that each
+//     test runs in full once: every other one has run under -race.
 package testlane
 
 import "testing"

@@ -2,10 +2,10 @@ package audit
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/ctxaudit/ctx/format"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/discover"
@@ -16,24 +16,25 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 )
 
-// Format is an output format of the audit.
-type Format string
+// Format is an output format of the audit: one of [format.Format]'s
+// names, those of [Formats].
+type Format = format.Format
 
 // The formats.
 const (
 	// FormatTable: plain-text tables for a terminal, fitted to
 	// [WriteOptions.Width] unless [WriteOptions.Wide].
-	FormatTable Format = "table"
+	FormatTable = format.Table
 	// FormatMarkdown: every column in markdown tables, for pull requests.
-	FormatMarkdown Format = "markdown"
+	FormatMarkdown = format.Markdown
 	// FormatJSON: the [Document], for agent runtimes and scripts.
-	FormatJSON Format = "json"
+	FormatJSON = format.JSON
 	// FormatGitHub: one GitHub Actions workflow command per finding
 	// (::warning or ::notice, with the file and line where known), so
 	// that a workflow step annotates the files.
-	FormatGitHub Format = "github"
+	FormatGitHub = format.GitHub
 	// FormatSARIF: a SARIF 2.1.0 log with one run, for code scanning.
-	FormatSARIF Format = "sarif"
+	FormatSARIF = format.SARIF
 )
 
 // Formats lists the formats [Write] accepts.
@@ -42,18 +43,7 @@ func Formats() []Format {
 }
 
 // ParseFormat checks s against [Formats].
-func ParseFormat(s string) (Format, error) {
-	for _, f := range Formats() {
-		if Format(s) == f {
-			return f, nil
-		}
-	}
-	names := make([]string, 0, len(Formats()))
-	for _, f := range Formats() {
-		names = append(names, string(f))
-	}
-	return "", fmt.Errorf("must be %s or %s, not %q", strings.Join(names[:len(names)-1], ", "), names[len(names)-1], s)
-}
+func ParseFormat(s string) (Format, error) { return format.Parse(s, Formats()...) }
 
 // DefaultWidth is the width of the table format when [WriteOptions.Width]
 // is 0: what fits a terminal whose width is unknown.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/format"
+
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/mdtext"
@@ -16,16 +18,17 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 )
 
-// Format is an output format of [WriteVerify] and [WriteDiff].
-type Format string
+// Format is an output format of [WriteVerify] and [WriteDiff]: table or
+// json, of [format.Format]'s names.
+type Format = format.Format
 
 // The formats.
 const (
-	// FormatTable: a plain-text table at most [TableWidth] columns wide,
-	// and a summary.
-	FormatTable Format = "table"
+	// FormatTable: a plain-text table fitted to the width given, and a
+	// summary.
+	FormatTable = format.Table
 	// FormatJSON: the report itself ([VerifyReport], [DiffReport]).
-	FormatJSON Format = "json"
+	FormatJSON = format.JSON
 )
 
 // TableWidth is the most columns a table takes when the caller gives no
@@ -37,13 +40,7 @@ const TableWidth = table.DefaultWidth
 const hashLen = 8
 
 // ParseFormat checks s: table or json.
-func ParseFormat(s string) (Format, error) {
-	switch f := Format(s); f {
-	case FormatTable, FormatJSON:
-		return f, nil
-	}
-	return "", fmt.Errorf("must be table or json, not %q", s)
-}
+func ParseFormat(s string) (Format, error) { return format.Parse(s, FormatTable, FormatJSON) }
 
 // WriteVerify writes rep to w in format f, in one Write call. The table,
 // at most width columns wide (0: TableWidth), has a row per source, file

@@ -205,11 +205,31 @@ type Report struct {
 	Observed *Observed
 }
 
-// InputError is an invalid input of [Run]: a threshold, or an estimator
-// that is not the manifest's.
-type InputError struct{ Msg string }
+// ThresholdError is a threshold of [Options] that is negative or NaN.
+type ThresholdError struct {
+	// Name is the threshold's key: "layer_tokens" or "total_tokens".
+	Name string
+}
 
-func (e *InputError) Error() string { return e.Msg }
+func (e *ThresholdError) Error() string { return e.Name + " must be a nonnegative number or inf" }
+
+// EstimatorError says that the manifest cannot be audited with the
+// estimator given: it counts tokens with another (Given is that one's
+// name), or names one ctx does not know (Err says why).
+type EstimatorError struct {
+	Manifest string // the manifest's estimator
+	Given    string // the estimator of Options, when it differs
+	Err      error  // the manifest's estimator is unknown
+}
+
+func (e *EstimatorError) Error() string {
+	if e.Err != nil {
+		return "the manifest's estimator: " + e.Err.Error()
+	}
+	return fmt.Sprintf("the manifest counts tokens with %q, not %q: audit it with that estimator", e.Manifest, e.Given)
+}
+
+func (e *EstimatorError) Unwrap() error { return e.Err }
 
 // Options are the inputs of [RunContext] besides the manifest.
 type Options struct {
@@ -253,13 +273,13 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 		v    float64
 	}{{"layer_tokens", th.LayerTokens}, {"total_tokens", th.TotalTokens}} {
 		if math.IsNaN(v.v) || v.v < 0 {
-			return nil, &InputError{Msg: v.name + " must be a nonnegative number or inf"}
+			return nil, &ThresholdError{Name: v.name}
 		}
 	}
 	if est == nil && m.Estimator != "" {
 		named, err := measure.EstimatorNamed(m.Estimator)
 		if err != nil {
-			return nil, &InputError{Msg: "the manifest's estimator: " + err.Error()}
+			return nil, &EstimatorError{Manifest: m.Estimator, Err: err}
 		}
 		est = named
 	}
@@ -267,7 +287,7 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 		est = measure.Default()
 	}
 	if m.Estimator != "" && m.Estimator != est.Name() {
-		return nil, &InputError{Msg: fmt.Sprintf("the manifest counts tokens with %q, not %q: audit it with that estimator", m.Estimator, est.Name())}
+		return nil, &EstimatorError{Manifest: m.Estimator, Given: est.Name()}
 	}
 	rep := &Report{Manifest: m, Agent: m.Agent, Estimator: m.Estimator, Thresholds: th, Sources: m.Sources, Findings: []Finding{}}
 	byID := map[string]*manifest.Source{}

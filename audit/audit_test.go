@@ -3,6 +3,7 @@ package audit_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math"
 	"os"
 	"path/filepath"
@@ -217,8 +218,13 @@ func TestThresholds(t *testing.T) {
 		{audit.Thresholds{LayerTokens: math.NaN(), TotalTokens: 1}, "layer_tokens must be a nonnegative number or inf"},
 		{audit.Thresholds{LayerTokens: 1, TotalTokens: math.Inf(-1)}, "total_tokens must be a nonnegative number or inf"},
 	} {
-		if _, err := audit.Run(m, bad.th, nil); err == nil || err.Error() != bad.want {
+		_, err := audit.Run(m, bad.th, nil)
+		if err == nil || err.Error() != bad.want {
 			t.Errorf("Run(%+v) error = %v, want %q", bad.th, err, bad.want)
+		}
+		var te *audit.ThresholdError
+		if !errors.As(err, &te) || !strings.HasPrefix(bad.want, te.Name+" ") {
+			t.Errorf("Run(%+v): %T, want a ThresholdError naming the threshold", bad.th, err)
 		}
 	}
 }
@@ -261,13 +267,19 @@ func TestEstimatorFromManifest(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), `the manifest's estimator: unknown estimator "o200k_base, version 1" (known: "ceiling(characters / 4), version 1" (chars4)`) {
 		t.Fatalf("got %v, want an unknown estimator error", err)
 	}
+	if ee := (*audit.EstimatorError)(nil); !errors.As(err, &ee) || ee.Err == nil || ee.Manifest != "o200k_base, version 1" {
+		t.Errorf("unknown: %#v, want an EstimatorError with the cause", err)
+	}
 	m.Estimator = measure.Default().Name()
 	if _, err := audit.Run(m, audit.DefaultThresholds(), nil); err != nil {
 		t.Fatalf("matching estimator: %v", err)
 	}
-	if _, err := audit.Run(m, audit.DefaultThresholds(), measure.O200kBase()); err == nil ||
-		!strings.Contains(err.Error(), `the manifest counts tokens with "ceiling(characters / 4), version 1", not "o200k_base`) {
+	_, err = audit.Run(m, audit.DefaultThresholds(), measure.O200kBase())
+	if err == nil || !strings.Contains(err.Error(), `the manifest counts tokens with "ceiling(characters / 4), version 1", not "o200k_base`) {
 		t.Fatalf("got %v, want an estimator mismatch error", err)
+	}
+	if ee := (*audit.EstimatorError)(nil); !errors.As(err, &ee) || ee.Given != measure.O200kBase().Name() || ee.Err != nil {
+		t.Errorf("mismatch: %#v, want an EstimatorError with the estimator given", err)
 	}
 
 	text := "# Rules\n\nRun go test before you answer. 中文 😀\n"

@@ -62,18 +62,39 @@ type Discussion struct {
 // toolCleanupModes are the valid values of tool_cleanup.
 func toolCleanupModes() []string { return []string{"none", "stub-old-results", "auto"} }
 
-// DiscussionBoolKeys returns the boolean keys of [discussion] that switch a
-// single fix, in documentation order.
-func DiscussionBoolKeys() []string {
-	return []string{"pin_summary", "cut_at_round_boundary", "no_larger_stubs", "keep_current_turn",
-		"attachment_as_own_part", "escape_envelope", "file_size_in_bytes", "mark_missing_attachments"}
+// Switch is one boolean fix of [discussion]: its key, where its value
+// goes (nil while unset), and the field of history.Options it sets. One
+// list ([Discussion.Switches]) joins the three, so that none is matched to
+// another by position.
+type Switch struct {
+	Key   string
+	Value **bool
+	Field func(*history.Options) *bool
 }
 
-// Bools returns the pointers of the individual fix switches, in the order
-// of DiscussionBoolKeys.
-func (d *Discussion) Bools() []**bool {
-	return []**bool{&d.PinSummary, &d.CutAtRoundBoundary, &d.NoLargerStubs, &d.KeepCurrentTurn,
-		&d.AttachmentAsOwnPart, &d.EscapeEnvelope, &d.FileSizeInBytes, &d.MarkMissingAttachments}
+// Switches returns the individual fix switches of d, in documentation
+// order.
+func (d *Discussion) Switches() []Switch {
+	return []Switch{
+		{"pin_summary", &d.PinSummary, func(o *history.Options) *bool { return &o.PinSummary }},
+		{"cut_at_round_boundary", &d.CutAtRoundBoundary, func(o *history.Options) *bool { return &o.CutAtRoundBoundary }},
+		{"no_larger_stubs", &d.NoLargerStubs, func(o *history.Options) *bool { return &o.NoLargerStubs }},
+		{"keep_current_turn", &d.KeepCurrentTurn, func(o *history.Options) *bool { return &o.KeepCurrentTurn }},
+		{"attachment_as_own_part", &d.AttachmentAsOwnPart, func(o *history.Options) *bool { return &o.AttachmentAsOwnPart }},
+		{"escape_envelope", &d.EscapeEnvelope, func(o *history.Options) *bool { return &o.EscapeEnvelope }},
+		{"file_size_in_bytes", &d.FileSizeInBytes, func(o *history.Options) *bool { return &o.FileSizeInBytes }},
+		{"mark_missing_attachments", &d.MarkMissingAttachments, func(o *history.Options) *bool { return &o.MarkMissingAttachments }},
+	}
+}
+
+// DiscussionBoolKeys returns the boolean keys of [discussion] that switch a
+// single fix, in documentation order (the keys of [Discussion.Switches]).
+func DiscussionBoolKeys() []string {
+	var keys []string
+	for _, sw := range new(Discussion).Switches() {
+		keys = append(keys, sw.Key)
+	}
+	return keys
 }
 
 // ints returns the keys and pointers of the whole-number options.
@@ -214,14 +235,13 @@ func decodeDiscussion(t table, c *Config) error {
 		}
 		*kv.dst = b
 	}
-	boolKeys := DiscussionBoolKeys()
-	for i, dst := range d.Bools() {
-		b, ok, err := dt.Bool(boolKeys[i])
+	for _, sw := range d.Switches() {
+		b, ok, err := dt.Bool(sw.Key)
 		if err != nil {
 			return err
 		}
 		if ok {
-			*dst = &b
+			*sw.Value = &b
 		}
 	}
 	if key, msg := d.Check(); key != "" {
@@ -253,11 +273,9 @@ func (d *Discussion) HistoryOptions() history.Options {
 	o.PreserveToolCallMessageIDs = append([]string(nil), d.Preserve...)
 	o.SandboxMode = d.Sandbox
 	o.ModelSupportToolUseForFile = d.ToolUseForFiles
-	fixes := []*bool{&o.PinSummary, &o.CutAtRoundBoundary, &o.NoLargerStubs, &o.KeepCurrentTurn,
-		&o.AttachmentAsOwnPart, &o.EscapeEnvelope, &o.FileSizeInBytes, &o.MarkMissingAttachments}
-	for i, src := range d.Bools() {
-		if *src != nil {
-			*fixes[i] = **src
+	for _, sw := range d.Switches() {
+		if *sw.Value != nil {
+			*sw.Field(&o) = **sw.Value
 		}
 	}
 	if d.MaxErrorResultChars != nil {

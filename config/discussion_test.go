@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"reflect"
 	"testing"
 )
 
@@ -114,5 +115,45 @@ func TestDiscussionCheck(t *testing.T) {
 		if key != tc.key || msg != tc.msg {
 			t.Errorf("%+v: got %q %q, want %q %q", tc.d, key, msg, tc.key, tc.msg)
 		}
+	}
+}
+
+// Each switch of [discussion] sets its own field of history.Options, and
+// no other: the key, the value and the field are one entry.
+func TestSwitchesOwnFields(t *testing.T) {
+	t.Parallel()
+	base := (&Discussion{}).HistoryOptions()
+	seen := map[string]string{}
+	for _, sw := range (&Discussion{}).Switches() {
+		var d Discussion
+		on := true
+		for _, s := range d.Switches() {
+			if s.Key == sw.Key {
+				*s.Value = &on
+			}
+		}
+		got := d.HistoryOptions()
+		if !*sw.Field(&got) {
+			t.Errorf("%s = true does not set its field", sw.Key)
+		}
+		// exactly one field differs from the default
+		bv, gv := reflect.ValueOf(base), reflect.ValueOf(got)
+		var changed []string
+		for i := range bv.NumField() {
+			if !reflect.DeepEqual(bv.Field(i).Interface(), gv.Field(i).Interface()) {
+				changed = append(changed, bv.Type().Field(i).Name)
+			}
+		}
+		if len(changed) != 1 {
+			t.Errorf("%s changes %q, want one field", sw.Key, changed)
+			continue
+		}
+		if other, dup := seen[changed[0]]; dup {
+			t.Errorf("%s and %s both set %s", sw.Key, other, changed[0])
+		}
+		seen[changed[0]] = sw.Key
+	}
+	if keys := DiscussionBoolKeys(); len(keys) != 8 || keys[0] != "pin_summary" {
+		t.Errorf("keys %q", keys)
 	}
 }

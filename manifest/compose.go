@@ -236,7 +236,8 @@ func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator, allo
 // Discussion History section (see [BuildHistory]), last. The section is
 // left out when no message remains.
 func addHistory(ctx context.Context, m *Manifest, h HistoryOptions, est measure.Estimator) error {
-	rec, text, err := BuildHistory(ctx, m.ProjectDir, h, est)
+	h.Options.Estimator = h.estimator(est)
+	rec, text, err := BuildHistory(ctx, m.ProjectDir, h)
 	if err != nil {
 		return err
 	}
@@ -263,9 +264,11 @@ func (h HistoryOptions) estimator(est measure.Estimator) measure.Estimator {
 // and sent, and the Discussion History section (history.Section, the same
 // bytes as `ctx messages --format markdown`), or "" when no message
 // remains (the record's hash is then the hash of ""). Tokens are counted
-// with h.Options.Estimator, else est. `ctx aggregate` ends its document
-// with this section, as Manual Slop's numbered output does.
-func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions, est measure.Estimator) (*History, string, error) {
+// with h.Options.Estimator, as everywhere in history.Options (nil: the
+// default, chars4); [Options.SetEstimator] sets it with the manifest's.
+// `ctx aggregate` ends its document with this section, as Manual Slop's
+// numbered output does.
+func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions) (*History, string, error) {
 	name := h.Name
 	if name == "" {
 		name = h.Path
@@ -290,7 +293,6 @@ func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions, est 
 		return nil, "", fmt.Errorf("%s: %s: %w%s", whereHistory, name, err, outsideHint(err))
 	}
 	o := h.Options
-	o.Estimator = h.estimator(est)
 	att := ""
 	if h.AttachmentsDir != "" {
 		att = inProject(projectDir, h.AttachmentsDir)

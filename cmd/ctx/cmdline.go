@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"golang.org/x/text/language"
+	"golang.org/x/text/message"
+
 	suggestpkg "github.com/ctxaudit/ctx/internal/suggest"
 
 	"github.com/urfave/cli/v2"
@@ -163,7 +166,8 @@ func valueError(flags []cli.Flag, name, quoted, cause string) error {
 	case *cli.IntFlag, *cli.Int64Flag:
 		want = "a whole number"
 		if strings.Contains(cause, "out of range") {
-			want += " up to " + thousands(strconv.Itoa(math.MaxInt))
+			// with thousands separators, as ctx prints numbers
+			want += " up to " + message.NewPrinter(language.English).Sprintf("%d", math.MaxInt)
 		}
 	case *cli.UintFlag, *cli.Uint64Flag:
 		want = "a whole number, 0 or more"
@@ -171,19 +175,6 @@ func valueError(flags []cli.Flag, name, quoted, cause string) error {
 		want = "a number"
 	}
 	return fmt.Errorf("%s: must be %s, not %q", dashed(name), want, value)
-}
-
-// thousands puts a comma between groups of three digits of a decimal
-// number.
-func thousands(s string) string {
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	return b.String()
 }
 
 // flagUsageError turns an error of the flag parser into a usage error in

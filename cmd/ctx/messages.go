@@ -171,11 +171,10 @@ func discussionFlags(c *cli.Context) (*config.Discussion, error) {
 		v := c.String("attachments")
 		d.Attachments = &v
 	}
-	boolKeys := config.DiscussionBoolKeys()
-	for i, dst := range d.Bools() {
-		if name := flagName(boolKeys[i]); c.IsSet(name) {
+	for _, sw := range d.Switches() {
+		if name := flagName(sw.Key); c.IsSet(name) {
 			v := c.Bool(name)
-			*dst = &v
+			*sw.Value = &v
 		}
 	}
 	if key, msg := d.Check(); key != "" {
@@ -208,6 +207,6 @@ func discussionSection(c *cli.Context, est measure.Estimator, redact secrets.Sca
 	}
 	h.AllowOutside = append(h.AllowOutside, allowOutside(c)...)
 	h.Options.Redact = redact
-	_, text, err := manifest.BuildHistory(c.Context, p.Dir, *h, est)
+	_, text, err := manifest.BuildHistory(c.Context, p.Dir, *h)
 	return text, err
 }

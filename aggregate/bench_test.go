@@ -38,7 +38,7 @@ func benchTree(b *testing.B, n int) string {
 }
 
 // BenchmarkRun aggregates 200 files per view and worker count; the
-// figures are in README.md's "Performance" section.
+// figures are in docs/development.md, "Performance".
 func BenchmarkRun(b *testing.B) {
 	dir := benchTree(b, 100)
 	for _, view := range []aggregate.ViewMode{aggregate.ViewFull, aggregate.ViewSkeleton, aggregate.ViewOutline, aggregate.ViewSummary, aggregate.ViewMasked} {

@@ -33,7 +33,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
-// The screenshot of the README: this repository's report (docs/report.toml)
+// The screenshot of docs/commands.md: this repository's report (docs/report.toml)
 // at this size.
 const (
 	shotWidth  = 1000

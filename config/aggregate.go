@@ -156,29 +156,8 @@ func PresetsFile(userConfigDir string) string {
 	return filepath.Join(userConfigDir, "ctx", "presets.toml")
 }
 
-// Presets returns the presets by name: the user's from
-// PresetsFile(userConfigDir) (when userConfigDir is not "" and the file
-// exists), overridden by same-named presets of c ([presets.NAME]). See
-// [Config.PresetList] for all of them.
-func (c *Config) Presets(userConfigDir string) (map[string]aggregate.Preset, error) {
-	list, err := c.PresetList(userConfigDir)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]aggregate.Preset{}
-	for _, p := range list {
-		if !p.Overridden {
-			out[p.Name] = p
-		}
-	}
-	return out, nil
-}
-
-func (p Preset) preset(scope aggregate.PresetScope) aggregate.Preset {
-	return aggregate.Preset{
-		Name: p.Name, Description: p.Description, Scope: scope,
-		Files:       fileItems("", p.Files), // a preset's missing files are left out: no At
-		Screenshots: append([]string(nil), p.Screenshots...), ScreenshotsSet: p.ScreenshotsSet,
-		Line: p.Line,
-	}
+// FileItems returns the files of the preset as aggregate entries, each
+// without At: a preset's missing files are left out, not errors.
+func (p Preset) FileItems() []aggregate.FileItem {
+	return fileItems("", p.Files)
 }

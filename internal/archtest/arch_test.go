@@ -131,6 +131,7 @@ func TestLayers(t *testing.T) {
 		{"observe", []string{"manifest", "aggregate", "aggregate/codeview", "history", "discover", "config", "audit", "render", "report", "provenance", "secrets", "cache", "mcpserver"},
 			"the proxy records requests and reads the profile's prediction; it stays light enough for any agent runtime"},
 		{"manifest", []string{"cache"}, "the manifest takes aggregate options, with their Cache"},
+		{"presets", []string{"report", "provenance", "mcpserver"}, "presets are file sets for ctx aggregate: they read ctx.toml through config and resolve files through aggregate"},
 	} {
 		for _, d := range deps(t, tc.pkg) {
 			for _, n := range tc.never {
@@ -200,6 +201,23 @@ func TestNothingImportsReport(t *testing.T) {
 	}
 }
 
+// presets reads ctx.toml through config, as the command does: a library
+// package that imported it would take ctx.toml types, and mcpserver serves
+// no preset. Only the command imports it.
+func TestOnlyTheCommandImportsPresets(t *testing.T) {
+	pkgOf(t, "presets")
+	for _, pkg := range packages(t) {
+		if pkg == "cmd/ctx" {
+			continue
+		}
+		for _, imp := range pkgOf(t, pkg).Imports {
+			if imp == module+"presets" {
+				t.Errorf("%s imports presets: only cmd/ctx may", pkg)
+			}
+		}
+	}
+}
+
 // cmd/ctx maps flags to options and writes bytes: it must not format
 // tables, markdown or JSON documents itself, nor read files on its own.
 func TestCommandIsAShell(t *testing.T) {
@@ -222,8 +240,8 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 	}
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
 	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
-		"schemas", "config", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
-		"internal/atomicfile", "internal/goroutine", "internal/treesitter", "internal/version", "cache"} {
+		"schemas", "config", "presets", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
+		"internal/atomicfile", "internal/goroutine", "internal/treesitter", "internal/version", "internal/tomlenc", "cache"} {
 		bp := pkgOf(t, pkg)
 		fset := token.NewFileSet()
 		for _, name := range bp.GoFiles {

@@ -120,7 +120,7 @@
 //
 //	## Files | ## Files (Summary) | ## Files (Tier 3 - Focused)
 //	## Screenshots
-//	## Beads Mode: Progress Track  (Options.Beads: [ReadBeads], [BeadsSection])
+//	## Beads Mode: Progress Track  (Options.Beads: [beads.Read], [beads.Section])
 //	## Discussion History          (always last: the rest is a stable prefix)
 //
 // Each file block ([Item.Block]) is "### `{label}`\n\n{body}" (a label

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/measure"
@@ -138,11 +139,11 @@ const DefaultBeadsDir = ".beads"
 // BeadsOptions returns where the Beads store of execution_mode = "beads"
 // is read: beads_path (which must then exist), else .beads in dir (no
 // section when it holds no store); nil without execution_mode.
-func (c *Config) BeadsOptions(dir, home string) *aggregate.BeadsOptions {
+func (c *Config) BeadsOptions(dir, home string) *beads.Options {
 	if c.ExecutionMode != ExecutionModeBeads {
 		return nil
 	}
-	b := &aggregate.BeadsOptions{Path: discover.Join(dir, home, DefaultBeadsDir), Name: DefaultBeadsDir}
+	b := &beads.Options{Path: discover.Join(dir, home, DefaultBeadsDir), Name: DefaultBeadsDir}
 	if c.BeadsPath != nil {
 		b.Path, b.Name, b.MustExist = discover.Join(dir, home, *c.BeadsPath), *c.BeadsPath, true
 		b.Where = fmt.Sprintf("%s:%d: beads_path", c.File, c.BeadsPathLine)

@@ -387,22 +387,12 @@ func occurrences(lines, block []string) []int {
 func byAnchors(lines []string, a Anchors, n int) (int, int, bool) {
 	before := occurrences(lines, a.Before)
 	after := occurrences(lines, a.After)
-	maxLen := max(2*n, n+20)
 	if len(before) > 0 && len(after) > 0 {
-		var pairs [][2]int
-		for _, b := range before {
-			st := b + len(a.Before) + 1 // 1-based first line after the block
-			for _, q := range after {
-				en := q // 1-based line just before the after block
-				if en >= st && en-st+1 <= maxLen {
-					pairs = append(pairs, [2]int{st, en})
-				}
-			}
-		}
-		if len(pairs) == 1 {
+		switch pairs := enclosed(before, after, len(a.Before), n); len(pairs) {
+		case 0:
+		case 1:
 			return pairs[0][0], pairs[0][1], true
-		}
-		if len(pairs) > 1 {
+		default:
 			return 0, 0, false
 		}
 	}
@@ -428,8 +418,8 @@ func byAnchors(lines []string, a Anchors, n int) (int, int, bool) {
 func byContext(lines, ctx []string, n int) (int, int, bool) {
 	found := map[[2]int]bool{}
 	for i := 1; i < len(ctx); i++ {
-		if st, en, ok := enclosed(lines, Anchors{Before: ctx[:i], After: ctx[i:]}, n); ok {
-			found[[2]int{st, en}] = true
+		if pairs := enclosed(occurrences(lines, ctx[:i]), occurrences(lines, ctx[i:]), i, n); len(pairs) == 1 {
+			found[pairs[0]] = true
 		}
 	}
 	if len(found) != 1 {
@@ -441,15 +431,16 @@ func byContext(lines, ctx []string, n int) (int, int, bool) {
 	return 0, 0, false
 }
 
-// enclosed is the range between the two anchor blocks of a, when one pair
-// of occurrences encloses a non-empty range of plausible length.
-func enclosed(lines []string, a Anchors, n int) (int, int, bool) {
-	before := occurrences(lines, a.Before)
-	after := occurrences(lines, a.After)
+// enclosed returns the ranges (1-based, inclusive) between an occurrence
+// of a before block of beforeLen lines and one of an after block (their
+// 0-based indexes, from [occurrences]) that are non-empty and of
+// plausible length for a slice of n lines: at most max(2n, n+20) lines.
+// The anchors place the slice when there is one.
+func enclosed(before, after []int, beforeLen, n int) [][2]int {
 	maxLen := max(2*n, n+20)
 	var pairs [][2]int
 	for _, b := range before {
-		st := b + len(a.Before) + 1 // 1-based first line after the block
+		st := b + beforeLen + 1 // 1-based first line after the block
 		for _, q := range after {
 			en := q // 1-based line just before the after block
 			if en >= st && en-st+1 <= maxLen {
@@ -457,10 +448,7 @@ func enclosed(lines []string, a Anchors, n int) (int, int, bool) {
 			}
 		}
 	}
-	if len(pairs) == 1 {
-		return pairs[0][0], pairs[0][1], true
-	}
-	return 0, 0, false
+	return pairs
 }
 
 // matched counts the non-blank digests of b that pair with one of a.

@@ -44,7 +44,7 @@
 // Options.Cache ([Cache]; package cache keeps one in a directory) keeps
 // what is costly to derive from a file's bytes between runs: the
 // skeleton, outline, summary and masked views, the exact estimators' token
-// counts, and the symbol counts of [Stats]. Each value is stored under a
+// counts, and the symbol counts of [MeasureFiles]. Each value is stored under a
 // key that names all it depends on: the BLAKE3 of the bytes, the view and
 // its settings (the mask), the file's extension, the engine and its
 // grammar ([CacheableEngine]; codeview.Engine names the tree-sitter
@@ -120,7 +120,7 @@
 //
 //	## Files | ## Files (Summary) | ## Files (Tier 3 - Focused)
 //	## Screenshots
-//	## Beads Mode: Progress Track  (Options.Beads: [ReadBeads], [BeadsSection])
+//	## Beads Mode: Progress Track  (Options.Beads: [beads.Read], [beads.Section])
 //	## Discussion History          (always last: the rest is a stable prefix)
 //
 // Each file block ([Item.Block]) is "### `{label}`\n\n{body}" (a label

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/internal/goldenfile"
 )
@@ -149,10 +150,10 @@ func goldenCases(t *testing.T) []struct {
 		{"beads", Options{Engine: codeview.Engine(),
 			Files:       withView(ViewFull, "NOTES"),
 			Screenshots: []string{"shots/*.png"},
-			Beads:       &BeadsOptions{Path: "testdata/beads", Name: ".beads"},
+			Beads:       &beads.Options{Path: "beads/testdata/beads", Name: ".beads"},
 			History:     "### Discussion Excerpt 1\n\nUser: hello\n",
-			// the store lies beside the project in testdata
-			ProjectDir: "testdata",
+			// the store is package beads' test store, outside the project
+			ProjectDir: "testdata", AllowOutside: []string{"beads/testdata"},
 		}},
 		{"sections", Options{Engine: codeview.Engine(),
 			Files:       withView(ViewFull, "README.md", "NOTES"),

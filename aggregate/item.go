@@ -72,7 +72,7 @@ type FileItem struct {
 	At string `json:"-"`
 	// Optional leaves the entry out, without an error, when it names a
 	// path that does not exist: the files of a preset, which may name
-	// what another project has ([Preset.Apply]; the command warns).
+	// what another project has (presets.Preset.Apply; the command warns).
 	Optional bool `json:"-"`
 }
 

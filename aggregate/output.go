@@ -14,6 +14,10 @@ import (
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 )
 
+// DefaultOutputDir is where numbered outputs go when no output directory is
+// configured, relative to the project directory.
+const DefaultOutputDir = ".ctx/out"
+
 // DefaultKeep is how many numbered outputs ctx keeps in the output
 // directory when ctx.toml says nothing ([output] keep): the newest ten.
 const DefaultKeep = 10

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"sync/atomic"
 
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
@@ -93,7 +94,7 @@ func run(ctx context.Context, opts Options, w io.Writer, keep bool) (res *Result
 		if b.Redact == nil {
 			b.Redact = o.Redact
 		}
-		if res.Beads, err = ReadBeads(b); err != nil {
+		if res.Beads, err = beads.Read(b); err != nil {
 			return nil, err
 		}
 	}

@@ -189,7 +189,7 @@ func TestMissingPath(t *testing.T) {
 		for _, run := range []func(Options) error{
 			func(o Options) error { _, err := Run(context.Background(), o); return err },
 			func(o Options) error { _, err := Stream(context.Background(), o, io.Discard); return err },
-			func(o Options) error { _, err := Stats(context.Background(), o); return err },
+			func(o Options) error { _, _, err := MeasureFiles(context.Background(), o); return err },
 		} {
 			out := filepath.Join(dir, "out")
 			err := run(Options{Engine: codeview.Engine(), BaseDir: dir, Files: tc.files, OutputDir: out})
@@ -214,8 +214,8 @@ func TestMissingPath(t *testing.T) {
 	if items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "link.py"}}}); len(items) != 1 || items[0].Error != "file not found: link.py" {
 		t.Errorf("a dangling link: %+v", items)
 	}
-	// the preset's missing file is not an item
-	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: Preset{Files: []FileItem{{Path: "a.py"}, {Path: "missing.py"}}}.Apply(Options{Engine: codeview.Engine()}).Files})
+	// a preset's missing file (Optional, as presets.Preset.Apply sets it) is not an item
+	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, Files: []FileItem{{Path: "a.py", Optional: true}, {Path: "missing.py", Optional: true}}})
 	if got := labels(items); fmt.Sprint(got) != "[a.py]" {
 		t.Errorf("preset: %v", got)
 	}
@@ -517,15 +517,15 @@ func TestRunWritesAndCancels(t *testing.T) {
 	}
 }
 
-func TestStats(t *testing.T) {
+func TestMeasureFiles(t *testing.T) {
 	dir := tree(t, map[string]string{"a.py": "def f():\n    pass\n", "d/b.txt": "one\ntwo\nthree\n", "d/c.bin": "\x00\x01"})
-	st, err := Stats(context.Background(), Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{{Path: "**"}, {Path: "*.rs"}}})
+	files, _, err := MeasureFiles(context.Background(), Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{{Path: "**"}, {Path: "*.rs"}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := fmt.Sprintf("%+v", st.Dirs(StatsByPath))
-	want := "[{Dir:. StatsTotals:{Files:3 Lines:5 Symbols:1 Bytes:34 Tokens:9} Entries:[{Path:*.rs Lines:0 Symbols:0 Bytes:0 Tokens:0 Binary:false Error:no files matched: *.rs} {Path:a.py Lines:2 Symbols:1 Bytes:18 Tokens:5 Binary:false Error:}]} " +
-		"{Dir:d StatsTotals:{Files:2 Lines:3 Symbols:0 Bytes:16 Tokens:4} Entries:[{Path:d/b.txt Lines:3 Symbols:0 Bytes:14 Tokens:4 Binary:false Error:} {Path:d/c.bin Lines:0 Symbols:0 Bytes:2 Tokens:0 Binary:true Error:}]}]"
+	got := fmt.Sprintf("%+v", files)
+	want := "[{Path:a.py Lines:2 Symbols:1 Bytes:18 Tokens:5 Binary:false Error:} {Path:d/b.txt Lines:3 Symbols:0 Bytes:14 Tokens:4 Binary:false Error:} " +
+		"{Path:d/c.bin Lines:0 Symbols:0 Bytes:2 Tokens:0 Binary:true Error:} {Path:*.rs Lines:0 Symbols:0 Bytes:0 Tokens:0 Binary:false Error:no files matched: *.rs}]"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
@@ -105,10 +106,10 @@ const HistoryScanName = "discussion_history"
 
 // scanSections scans the Beads and Discussion History sections of a
 // document (either may be "").
-func scanSections(ctx context.Context, sc secrets.Scanner, beads, history string) ([]FileSecret, error) {
+func scanSections(ctx context.Context, sc secrets.Scanner, beadsText, history string) ([]FileSecret, error) {
 	var out []FileSecret
 	for _, s := range []struct{ name, scanName, text string }{
-		{SectionBeads, BeadsScanName, beads},
+		{SectionBeads, beads.ScanName, beadsText},
 		{SectionHistory, HistoryScanName, history},
 	} {
 		if s.text == "" {

@@ -18,6 +18,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/fileio"
@@ -95,7 +96,7 @@ type Options struct {
 	// Beads, when set, adds the Beads section ("## Beads Mode: Progress
 	// Track", execution_mode = "beads") from the project's Beads store,
 	// between the screenshots and the history; nil adds none.
-	Beads *BeadsOptions
+	Beads *beads.Options
 	// History is the discussion history, already rendered; it becomes the
 	// last section, "## Discussion History".
 	History string
@@ -641,7 +642,7 @@ type Result struct {
 	Ignored []IgnoredPath
 	// Beads is what was read for the Beads section; nil without
 	// Options.Beads.
-	Beads *Beads
+	Beads *beads.Store
 	// UnmatchedFocus lists the entries of Options.Focus that name no file:
 	// with them Tier 3 renders every file but tier 3 and force_full ones in
 	// a structural view, which is rarely what was meant (ctx aggregate
@@ -832,7 +833,7 @@ type Document struct {
 	Ignored []IgnoredPath `json:"ignored"`
 	Summary Summary       `json:"summary"`
 	// Beads is what was read for the Beads section, when configured.
-	Beads *Beads `json:"beads,omitempty"`
+	Beads *beads.Store `json:"beads,omitempty"`
 }
 
 // WriteJSON writes the [Document] of res to w.

@@ -18,43 +18,6 @@ type FileStats struct {
 	Error   string `json:"error,omitempty"`
 }
 
-// StatsTotals are the sums over a set of files; files with an error are
-// not counted.
-type StatsTotals struct {
-	Files   int `json:"files"`
-	Lines   int `json:"lines"`
-	Symbols int `json:"symbols"`
-	Bytes   int `json:"bytes"`
-	Tokens  int `json:"tokens"`
-}
-
-func (t *StatsTotals) add(f FileStats) {
-	if f.Error != "" {
-		return
-	}
-	t.Files++
-	t.Lines += f.Lines
-	t.Symbols += f.Symbols
-	t.Bytes += f.Bytes
-	t.Tokens += f.Tokens
-}
-
-func (t *StatsTotals) addTotals(o StatsTotals) {
-	t.Files += o.Files
-	t.Lines += o.Lines
-	t.Symbols += o.Symbols
-	t.Bytes += o.Bytes
-	t.Tokens += o.Tokens
-}
-
-// DirStats totals the files of one directory and of its subdirectories;
-// Entries are the directory's own files.
-type DirStats struct {
-	Dir string `json:"dir"`
-	StatsTotals
-	Entries []FileStats `json:"entries"`
-}
-
 // ComputeFileStats measures src: lines, bytes and tokens ([measure.Measure]
 // with est; nil is measure.Default()) and the number of symbols the engine
 // finds (0 when the language is not supported; a nil engine is
@@ -76,23 +39,23 @@ func ComputeFileStats(ctx context.Context, eng Engine, est measure.Estimator, la
 	return fs
 }
 
-// Stats resolves opts.Files like [BuildItems] and measures every file
-// ([ComputeFileStats]). Files that cannot be read are listed with their
-// error. The report's methods group them by directory ([StatsReport.Dirs]),
-// pick the largest ([StatsReport.Top]) or build the token tree
-// ([StatsReport.Tree]); [WriteStats] prints them. What the default ignore
-// list left out is in StatsReport.Ignored, as in [Result.Ignored].
-func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
+// MeasureFiles resolves opts.Files like [BuildItems] and measures every
+// file ([ComputeFileStats], through opts.Cache for the tokens and the
+// symbols), in the order of the entries; a file that cannot be read, or an
+// entry that names nothing, has its error. ignored is what the default
+// ignore list left out, as in [Result.Ignored]. Package stats builds
+// `ctx stats` of them.
+func MeasureFiles(ctx context.Context, opts Options) (files []FileStats, ignored []IgnoredPath, err error) {
 	o, err := opts.normalized()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	r := o.fileResolver()
 	targets, err := r.resolveAll(ctx, o.Files)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	files := make([]FileStats, len(targets))
+	files = make([]FileStats, len(targets))
 	err = parallel(ctx, len(targets), o.Concurrency, o.Progress, func(i int) {
 		t := targets[i]
 		if t.err != "" {
@@ -107,11 +70,9 @@ func Stats(ctx context.Context, opts Options) (*StatsReport, error) {
 		files[i] = o.fileStats(ctx, t.label, d.src)
 	})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	rep := NewStatsReport(files)
-	rep.Ignored = r.ignored()
-	return rep, nil
+	return files, r.ignored(), nil
 }
 
 // fileStats is [ComputeFileStats] with o's engine and estimator, through

@@ -213,7 +213,7 @@ func (s Summary) WriteFitted(w io.Writer, width int) error {
 		}
 		b.WriteString(strings.ReplaceAll(wrapPrefixed(strings.Join(units, " "), "ctx: ", "ctx:   ", width), "\u00a0", " "))
 	}
-	if l := leftOutLine(s.ignored); l != "" {
+	if l := LeftOut(s.ignored); l != "" {
 		line("%s", l)
 	}
 	_, err := io.WriteString(w, b.String())
@@ -244,10 +244,10 @@ func wrapPrefixed(text, first, next string, width int) string {
 	return b.String()
 }
 
-// leftOutLine says what the default ignore list left out, "" when
-// nothing: "left out by the default ignores: .env, node_modules/ (...)",
-// at most summaryIgnored names, escaped.
-func leftOutLine(ignored []IgnoredPath) string {
+// LeftOut says what the default ignore list left out, "" when nothing:
+// "left out by the default ignores: .env, node_modules/ (...)", at most
+// summaryIgnored names, escaped: the line of the run summary.
+func LeftOut(ignored []IgnoredPath) string {
 	if len(ignored) == 0 {
 		return ""
 	}
@@ -261,6 +261,28 @@ func leftOutLine(ignored []IgnoredPath) string {
 	}
 	return "left out by the default ignores: " + shownList(names, summaryIgnored) +
 		" (" + more + "--no-default-ignores, or --ignore '!PATTERN', keeps them)"
+}
+
+// WriteLeftOut writes [LeftOut] for people as the run summary writes its
+// lines: "ctx: " lines wrapped at width columns (0 or less:
+// SummaryWidth); nothing when nothing was left out.
+func WriteLeftOut(w io.Writer, ignored []IgnoredPath, width int) error {
+	l := LeftOut(ignored)
+	if l == "" {
+		return nil
+	}
+	if width <= 0 {
+		width = SummaryWidth
+	}
+	_, err := io.WriteString(w, wrapPrefixed(l, "ctx: ", "ctx:   ", width))
+	return err
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return display.Int(n) + " " + many
 }
 
 // nouns is "1 file", "2 files", "1,234 tokens".

@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/goroutine"
@@ -157,7 +158,7 @@ func secretFindings(ctx context.Context, m *manifest.Manifest, sc secrets.Scanne
 				return 0, where
 			})
 		case sec.ID == manifest.SectionBeads:
-			add(string(manifest.SectionBeads), aggregate.BeadsScanName, sec.Text, func(f secrets.Finding) (int, string) {
+			add(string(manifest.SectionBeads), beads.ScanName, sec.Text, func(f secrets.Finding) (int, string) {
 				return 0, atLine(f.Line) + " of the Beads section"
 			})
 		case sec.ID == manifest.SectionFiles && !ok:

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/measure"
@@ -138,11 +139,11 @@ const DefaultBeadsDir = ".beads"
 // BeadsOptions returns where the Beads store of execution_mode = "beads"
 // is read: beads_path (which must then exist), else .beads in dir (no
 // section when it holds no store); nil without execution_mode.
-func (c *Config) BeadsOptions(dir, home string) *aggregate.BeadsOptions {
+func (c *Config) BeadsOptions(dir, home string) *beads.Options {
 	if c.ExecutionMode != ExecutionModeBeads {
 		return nil
 	}
-	b := &aggregate.BeadsOptions{Path: discover.Join(dir, home, DefaultBeadsDir), Name: DefaultBeadsDir}
+	b := &beads.Options{Path: discover.Join(dir, home, DefaultBeadsDir), Name: DefaultBeadsDir}
 	if c.BeadsPath != nil {
 		b.Path, b.Name, b.MustExist = discover.Join(dir, home, *c.BeadsPath), *c.BeadsPath, true
 		b.Where = fmt.Sprintf("%s:%d: beads_path", c.File, c.BeadsPathLine)
@@ -156,29 +157,8 @@ func PresetsFile(userConfigDir string) string {
 	return filepath.Join(userConfigDir, "ctx", "presets.toml")
 }
 
-// Presets returns the presets by name: the user's from
-// PresetsFile(userConfigDir) (when userConfigDir is not "" and the file
-// exists), overridden by same-named presets of c ([presets.NAME]). See
-// [Config.PresetList] for all of them.
-func (c *Config) Presets(userConfigDir string) (map[string]aggregate.Preset, error) {
-	list, err := c.PresetList(userConfigDir)
-	if err != nil {
-		return nil, err
-	}
-	out := map[string]aggregate.Preset{}
-	for _, p := range list {
-		if !p.Overridden {
-			out[p.Name] = p
-		}
-	}
-	return out, nil
-}
-
-func (p Preset) preset(scope aggregate.PresetScope) aggregate.Preset {
-	return aggregate.Preset{
-		Name: p.Name, Description: p.Description, Scope: scope,
-		Files:       fileItems("", p.Files), // a preset's missing files are left out: no At
-		Screenshots: append([]string(nil), p.Screenshots...), ScreenshotsSet: p.ScreenshotsSet,
-		Line: p.Line,
-	}
+// FileItems returns the files of the preset as aggregate entries, each
+// without At: a preset's missing files are left out, not errors.
+func (p Preset) FileItems() []aggregate.FileItem {
+	return fileItems("", p.Files)
 }

@@ -1,61 +1,11 @@
 package config
 
 import (
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
 )
-
-func TestPresets(t *testing.T) {
-	user := t.TempDir()
-	if err := os.MkdirAll(filepath.Join(user, "ctx"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	global := "[presets.review]\ndescription = \"global review\"\nfiles = [\"**/*.go\"]\n\n[presets.docs]\nfiles = [\"docs/**\"]\nscreenshots = [\"a.png\"]\n"
-	if err := os.WriteFile(PresetsFile(user), []byte(global), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	cfg, err := Decode("ctx.toml", []byte("[presets.review]\ndescription = \"project review\"\nfiles = [{ path = \"a.py\", view_mode = \"skeleton\" }]\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ps, err := cfg.Presets(user)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(aggregate.PresetNames(ps), ","); got != "docs,review" {
-		t.Fatalf("names %s", got)
-	}
-	r := ps["review"]
-	if r.Scope != aggregate.ScopeProject || r.Description != "project review" || len(r.Files) != 1 || r.Files[0].ViewMode != aggregate.ViewSkeleton {
-		t.Errorf("project preset does not override the global one: %+v", r)
-	}
-	d := ps["docs"]
-	if d.Scope != aggregate.ScopeUser || !d.ScreenshotsSet {
-		t.Errorf("global preset: %+v", d)
-	}
-	o := d.Apply(aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{{Path: "x"}}, Screenshots: []string{"old.png"}})
-	if len(o.Files) != 1 || o.Files[0].Path != "docs/**" || o.Screenshots[0] != "a.png" {
-		t.Errorf("applied: %+v", o)
-	}
-	o = r.Apply(aggregate.Options{Engine: codeview.Engine(), Screenshots: []string{"old.png"}})
-	if o.Screenshots[0] != "old.png" {
-		t.Errorf("a preset without screenshots replaced them: %+v", o)
-	}
-	// no global file, and a broken one
-	if ps, err := (&Config{}).Presets(t.TempDir()); err != nil || len(ps) != 0 {
-		t.Errorf("no global file: %v %v", ps, err)
-	}
-	os.WriteFile(PresetsFile(user), []byte("[presets.x]\nfiles = 3\n"), 0o644)
-	if _, err := (&Config{}).Presets(user); err == nil || !strings.Contains(err.Error(), "presets.toml:2: presets.x.files: must be") {
-		t.Errorf("broken global file: %v", err)
-	}
-}
 
 func TestAggregateOptions(t *testing.T) {
 	cfg, err := Decode("ctx.toml", []byte(`

@@ -112,7 +112,8 @@ type Output struct {
 	Keep *int
 }
 
-// Preset is a [presets.NAME] table: a named, reusable file set.
+// Preset is a [presets.NAME] table: a named, reusable file set (package
+// presets lists, checks and edits them).
 type Preset struct {
 	Name        string
 	Line        int

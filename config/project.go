@@ -290,9 +290,3 @@ func (p *Project) AuditOptions() (audit.Options, error) {
 	}
 	return audit.Options{Thresholds: p.Thresholds(), Secrets: sc}, nil
 }
-
-// Presets returns the presets of the project and of the user (see
-// [Config.Presets]), the user's from UserConfigDir.
-func (p *Project) Presets() (map[string]aggregate.Preset, error) {
-	return p.Config.Presets(p.UserConfigDir)
-}

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/version"
@@ -47,7 +48,7 @@ type Options struct {
 	// Beads, when not nil, reads the Beads store and adds the Beads section
 	// after the files (execution_mode = "beads"); nil adds none. Files.Beads
 	// is not used: the section is the manifest's own.
-	Beads *aggregate.BeadsOptions
+	Beads *beads.Options
 	// History, when not nil, builds the discussion history last; nil builds
 	// none.
 	History *HistoryOptions
@@ -148,7 +149,7 @@ func (e *BudgetError) Error() string {
 //     history), one [FileRow] per file and screenshot, and the files
 //     section, byte for byte what `ctx aggregate --stdout --no-history`
 //     prints.
-//  3. With Options.Beads: the Beads store read by aggregate.ReadBeads,
+//  3. With Options.Beads: the Beads store read by beads.Read,
 //     recorded as [Beads], and the Beads section.
 //  4. With Options.History: the discussion history built by history.Build,
 //     recorded as [History], and its section last, so that everything

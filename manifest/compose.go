@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/measure"
@@ -197,9 +198,9 @@ func setEmitted(r *FileRow, e aggregate.Measured) {
 }
 
 // addBeads reads the Beads store of b into m: the Beads record and, when
-// the store holds beads, the Beads section (aggregate.BeadsSection and a
+// the store holds beads, the Beads section (beads.Section and a
 // final newline). Relative paths resolve against the project directory.
-func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator, allowOutside []string, sc secrets.Scanner) error {
+func addBeads(m *Manifest, b beads.Options, est measure.Estimator, allowOutside []string, sc secrets.Scanner) error {
 	if b.Name == "" {
 		b.Name = b.Path
 	}
@@ -210,7 +211,7 @@ func addBeads(m *Manifest, b aggregate.BeadsOptions, est measure.Estimator, allo
 	if b.Redact == nil {
 		b.Redact = sc
 	}
-	res, err := aggregate.ReadBeads(b)
+	res, err := beads.Read(b)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/stats"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
@@ -69,7 +70,7 @@ func (s *server) addTools(srv *mcp.Server) {
 		Description: "Where the tokens are: lines, symbols, bytes and tokens per directory (totals of the subtree) and file, or only " +
 			"the top N files, or the token tree. The same JSON as `ctx stats --format json`."},
 		statsOutput, func(in *jsonschema.Schema) {
-			enum(in, "sort", []any{string(aggregate.StatsByPath), string(aggregate.StatsByTokens)})
+			enum(in, "sort", []any{string(stats.ByPath), string(stats.ByTokens)})
 			enum(in, "estimator", estimatorNames())
 			minimum(in, 1, "top")
 			minimum(in, 0, "tree_threshold", "max_bytes")
@@ -688,7 +689,7 @@ type statsInput struct {
 }
 
 func (s *server) stats(ctx context.Context, req *mcp.CallToolRequest, in statsInput) (*result, error) {
-	wo := aggregate.StatsWriteOptions{Format: aggregate.StatsJSON, Tree: in.Tree || in.TreeThreshold != nil, Top: in.Top, Sort: aggregate.StatsSort(in.Sort)}
+	wo := stats.WriteOptions{Format: stats.JSON, Tree: in.Tree || in.TreeThreshold != nil, Top: in.Top, Sort: stats.Sort(in.Sort)}
 	if in.TreeThreshold != nil {
 		wo.TreeThreshold = *in.TreeThreshold
 	}
@@ -704,12 +705,12 @@ func (s *server) stats(ctx context.Context, req *mcp.CallToolRequest, in statsIn
 		return nil, err
 	}
 	o.Progress = progress(ctx, req)
-	rep, err := aggregate.Stats(ctx, o)
+	rep, err := stats.Run(ctx, o)
 	if err != nil {
 		return nil, err
 	}
 	var b bytes.Buffer
-	if err := aggregate.WriteStats(&b, rep, wo); err != nil {
+	if err := stats.Write(&b, rep, wo); err != nil {
 		return nil, err
 	}
 	if err := checkSize("stats document", b.Bytes(), maxBytes(in.MaxBytes), "ask for the top N files, the tree with a tree_threshold, or fewer paths"); err != nil {

@@ -9,7 +9,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/internal/display"
@@ -512,11 +512,11 @@ func (v *verifier) beads(b *manifest.Beads) VerifyRow {
 	if b.SourceHash == nil {
 		row.OldStatus = string(manifest.StatusMissing)
 	}
-	file := aggregate.BeadsStoreFile(manifest.ResolvePath(b.File, v.dir, v.home))
+	file := beads.StoreFile(manifest.ResolvePath(b.File, v.dir, v.home))
 	var data []byte
 	err := fs.ErrNotExist
 	if file != "" {
-		data, _, err = fileio.Read(file, aggregate.MaxBeadsBytes)
+		data, _, err = fileio.Read(file, beads.MaxBytes)
 	}
 	row.readNow(data, err)
 	row.State = compare(b.SourceHash == nil, row.OldHash, row.NewStatus == string(manifest.StatusMissing), row.NewHash, false)

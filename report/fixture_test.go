@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
@@ -198,7 +199,7 @@ func small(t *testing.T) fixture {
 			ScreenshotBaseDir: project,
 			Screenshots:       []string{"shots/home.png"},
 		},
-		Beads:   &aggregate.BeadsOptions{Path: ".beads", Name: ".beads"},
+		Beads:   &beads.Options{Path: ".beads", Name: ".beads"},
 		History: &manifest.HistoryOptions{Path: "chat/history.json"},
 	}
 	return buildFixture(t, "small", root, o, audit.Options{})

@@ -19,6 +19,7 @@ import (
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/presets"
 )
 
 // progressAfter is how long a run goes on before it shows a progress bar
@@ -159,14 +160,14 @@ func aggregateOptions(c *cli.Context, args []string, allowView, pack bool) (aggr
 		if len(args) > 0 {
 			return o, usagef("--preset and paths as arguments cannot be used together")
 		}
-		presets, err := p.Presets()
+		byName, err := presets.ProjectByName(p)
 		if err != nil {
 			return o, err
 		}
-		pr, ok := presets[name]
+		pr, ok := byName[name]
 		if !ok {
 			known := "none defined"
-			if names := aggregate.PresetNames(presets); len(names) > 0 {
+			if names := presets.Names(byName); len(names) > 0 {
 				known = "known: " + strings.Join(names, ", ")
 			}
 			return o, usagef("--preset: no preset named %q (%s)", name, known)

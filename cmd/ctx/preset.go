@@ -7,8 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/config"
+	"github.com/ctxaudit/ctx/presets"
 )
 
 func presetCommands(e *env) []*cli.Command {
@@ -90,7 +89,7 @@ func presetName(c *cli.Context, more bool) (string, []string, error) {
 
 // findPreset returns the preset named name: the project's, else the
 // user's.
-func findPreset(list []aggregate.Preset, name string) (aggregate.Preset, error) {
+func findPreset(list []presets.Preset, name string) (presets.Preset, error) {
 	var names []string
 	for _, p := range list {
 		if p.Name == name && !p.Overridden {
@@ -108,34 +107,34 @@ func findPreset(list []aggregate.Preset, name string) (aggregate.Preset, error) 
 	if s := suggest(name, names); len(s) > 0 {
 		ue.hint = "did you mean " + orList(s) + "?"
 	}
-	return aggregate.Preset{}, ue
+	return presets.Preset{}, ue
 }
 
 func (e *env) presetList(c *cli.Context) error {
 	if err := noArgs(c); err != nil {
 		return err
 	}
-	format := config.PresetFormat(c.String("format"))
-	if format != config.PresetFormatTable && format != config.PresetFormatJSON {
+	format := presets.Format(c.String("format"))
+	if format != presets.FormatTable && format != presets.FormatJSON {
 		return usagef("--format: must be table or json, not %q", format)
 	}
 	p, err := loadProject(c)
 	if err != nil {
 		return err
 	}
-	list, err := p.PresetList()
+	list, err := presets.ProjectList(p)
 	if err != nil {
 		return err
 	}
-	var out []config.PresetStatus
+	var out []presets.Status
 	for _, pr := range list {
-		s, err := p.CheckPreset(c.Context, pr)
+		s, err := presets.Check(c.Context, p, pr)
 		if err != nil {
 			return err
 		}
 		out = append(out, s)
 	}
-	return config.WritePresetList(e.stdout, out, format, terminalWidth(e.stdout))
+	return presets.WriteList(e.stdout, out, format, terminalWidth(e.stdout))
 }
 
 func (e *env) presetShow(c *cli.Context) error {
@@ -143,9 +142,9 @@ func (e *env) presetShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	format := config.PresetFormat(c.String("format"))
+	format := presets.Format(c.String("format"))
 	switch format {
-	case config.PresetFormatText, config.PresetFormatJSON, config.PresetFormatTOML:
+	case presets.FormatText, presets.FormatJSON, presets.FormatTOML:
 	default:
 		return usagef("--format: must be text, json or toml, not %q", format)
 	}
@@ -153,7 +152,7 @@ func (e *env) presetShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := p.PresetList()
+	list, err := presets.ProjectList(p)
 	if err != nil {
 		return err
 	}
@@ -161,11 +160,11 @@ func (e *env) presetShow(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	s, err := p.CheckPreset(c.Context, pr)
+	s, err := presets.Check(c.Context, p, pr)
 	if err != nil {
 		return err
 	}
-	return config.WritePreset(e.stdout, s, format)
+	return presets.Write(e.stdout, s, format)
 }
 
 func (e *env) presetSave(c *cli.Context) error {
@@ -173,7 +172,7 @@ func (e *env) presetSave(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := config.CheckPresetName(name); err != nil {
+	if err := presets.CheckName(name); err != nil {
 		return &usageError{err: err}
 	}
 	p, err := loadProject(c)
@@ -184,27 +183,27 @@ func (e *env) presetSave(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	pr := aggregate.Preset{Name: name, Description: c.String("description"), Scope: aggregate.ScopeUser, Files: o.Files}
-	file, err := p.SaveUserPreset(pr, c.Bool("force"))
-	if errors.Is(err, config.ErrPresetExists) {
+	pr := presets.Preset{Name: name, Description: c.String("description"), Scope: presets.ScopeUser, Files: o.Files}
+	file, err := presets.ProjectSave(p, pr, c.Bool("force"))
+	if errors.Is(err, presets.ErrExists) {
 		return &usageError{err: err, hint: "--force replaces it"}
 	}
 	if err != nil {
 		return err
 	}
-	s, err := p.CheckPreset(c.Context, pr)
+	s, err := presets.Check(c.Context, p, pr)
 	if err != nil {
 		return err
 	}
 	if len(s.Missing) > 0 {
 		fmt.Fprintf(e.stderr, "ctx: warning: preset %s: not found in this project: %s\n", name, strings.Join(s.Missing, ", "))
 	}
-	list, err := p.PresetList()
+	list, err := presets.ProjectList(p)
 	if err != nil {
 		return err
 	}
 	for _, q := range list {
-		if q.Name == name && q.Scope == aggregate.ScopeProject {
+		if q.Name == name && q.Scope == presets.ScopeProject {
 			fmt.Fprintf(e.stderr, "ctx: warning: preset %s: the project preset of the same name (%s:%d) overrides it here\n", name, q.File, q.Line)
 		}
 	}
@@ -221,13 +220,13 @@ func (e *env) presetDelete(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := p.PresetList()
+	list, err := presets.ProjectList(p)
 	if err != nil {
 		return err
 	}
 	user := false
 	for _, q := range list {
-		user = user || q.Name == name && q.Scope == aggregate.ScopeUser
+		user = user || q.Name == name && q.Scope == presets.ScopeUser
 	}
 	if !user {
 		for _, q := range list {
@@ -238,7 +237,7 @@ func (e *env) presetDelete(c *cli.Context) error {
 		_, err := findPreset(list, name)
 		return err
 	}
-	file, err := p.DeleteUserPreset(name)
+	file, err := presets.ProjectDelete(p, name)
 	if err != nil {
 		return err
 	}

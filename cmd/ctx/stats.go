@@ -3,7 +3,7 @@ package main
 import (
 	"github.com/urfave/cli/v2"
 
-	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/stats"
 )
 
 func statsCommands(e *env) []*cli.Command {
@@ -50,13 +50,13 @@ Examples:
 
 func (e *env) stats(c *cli.Context) error {
 	args := c.Args().Slice()
-	wo := aggregate.StatsWriteOptions{Width: terminalWidth(e.stdout), Tree: c.Bool("tree") || c.IsSet("tree-threshold")}
+	wo := stats.WriteOptions{Width: terminalWidth(e.stdout), Tree: c.Bool("tree") || c.IsSet("tree-threshold")}
 	var err error
-	if wo.Format, err = aggregate.ParseStatsFormat(c.String("format")); err != nil {
+	if wo.Format, err = stats.ParseFormat(c.String("format")); err != nil {
 		return usagef("--format: %v", err)
 	}
 	if c.IsSet("sort") {
-		if wo.Sort, err = aggregate.ParseStatsSort(c.String("sort")); err != nil {
+		if wo.Sort, err = stats.ParseSort(c.String("sort")); err != nil {
 			return usagef("--sort: %v", err)
 		}
 	}
@@ -81,13 +81,13 @@ func (e *env) stats(c *cli.Context) error {
 	if !quiet {
 		o.Progress = bar.update
 	}
-	rep, err := aggregate.Stats(c.Context, o)
+	rep, err := stats.Run(c.Context, o)
 	bar.finish()
 	if err != nil {
 		return err
 	}
 	e.warnings(rep.Warnings())
-	if err := aggregate.WriteStats(e.stdout, rep, wo); err != nil || quiet {
+	if err := stats.Write(e.stdout, rep, wo); err != nil || quiet {
 		return err
 	}
 	return rep.WriteLeftOut(e.stderr, terminalWidth(e.stderr))

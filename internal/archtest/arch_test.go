@@ -104,7 +104,7 @@ func deps(t *testing.T, pkg string) []string {
 }
 
 func TestLayers(t *testing.T) {
-	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report", "cache"}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "aggregate/stats", "aggregate/beads", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report", "cache"}
 	// mcpserver is a library package too (it never prints or exits), but
 	// like cmd/ctx it reads ctx.toml through config: it is checked by
 	// TestMCPServerBoundary
@@ -131,6 +131,9 @@ func TestLayers(t *testing.T) {
 		{"observe", []string{"manifest", "aggregate", "aggregate/codeview", "history", "discover", "config", "audit", "render", "report", "provenance", "secrets", "cache", "mcpserver"},
 			"the proxy records requests and reads the profile's prediction; it stays light enough for any agent runtime"},
 		{"manifest", []string{"cache"}, "the manifest takes aggregate options, with their Cache"},
+		{"aggregate/beads", []string{"aggregate", "manifest", "history", "config", "discover", "audit", "render", "profile", "cache"}, "reading the Beads store is below the pipelines that show it"},
+		{"aggregate/stats", []string{"manifest", "history", "config", "discover", "audit", "render", "cache"}, "stats measure the files aggregate resolves; they know nothing of the record or ctx.toml"},
+		{"presets", []string{"report", "provenance", "mcpserver"}, "presets are file sets for ctx aggregate: they read ctx.toml through config and resolve files through aggregate"},
 	} {
 		for _, d := range deps(t, tc.pkg) {
 			for _, n := range tc.never {
@@ -200,6 +203,23 @@ func TestNothingImportsReport(t *testing.T) {
 	}
 }
 
+// presets reads ctx.toml through config, as the command does: a library
+// package that imported it would take ctx.toml types, and mcpserver serves
+// no preset. Only the command imports it.
+func TestOnlyTheCommandImportsPresets(t *testing.T) {
+	pkgOf(t, "presets")
+	for _, pkg := range packages(t) {
+		if pkg == "cmd/ctx" {
+			continue
+		}
+		for _, imp := range pkgOf(t, pkg).Imports {
+			if imp == module+"presets" {
+				t.Errorf("%s imports presets: only cmd/ctx may", pkg)
+			}
+		}
+	}
+}
+
 // cmd/ctx maps flags to options and writes bytes: it must not format
 // tables, markdown or JSON documents itself, nor read files on its own.
 func TestCommandIsAShell(t *testing.T) {
@@ -221,9 +241,9 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 		"fmt.Print": "prints", "fmt.Printf": "prints", "fmt.Println": "prints",
 	}
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
-	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "history", "measure",
-		"schemas", "config", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
-		"internal/atomicfile", "internal/goroutine", "internal/treesitter", "internal/version", "cache"} {
+	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "aggregate/stats", "aggregate/beads", "history", "measure",
+		"schemas", "config", "presets", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
+		"internal/atomicfile", "internal/goroutine", "internal/treesitter", "internal/version", "internal/tomlenc", "cache"} {
 		bp := pkgOf(t, pkg)
 		fset := token.NewFileSet()
 		for _, name := range bp.GoFiles {
@@ -261,7 +281,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 // MCP SDK to itself: no other package of ctx imports it (cmd/ctx runs the
 // server through mcpserver.Serve).
 func TestMCPServerBoundary(t *testing.T) {
-	allowed := map[string]bool{"config": true, "manifest": true, "audit": true, "aggregate": true, "render": true,
+	allowed := map[string]bool{"config": true, "manifest": true, "audit": true, "aggregate": true, "aggregate/stats": true, "render": true,
 		"provenance": true, "measure": true, "schemas": true, "profile": true, "secrets": true,
 		"internal/jsonenc": true, "internal/version": true}
 	for _, imp := range pkgOf(t, "mcpserver").Imports {

@@ -1,4 +1,4 @@
-package aggregate
+package stats
 
 import (
 	"bytes"
@@ -7,74 +7,75 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 )
 
-// StatsFormat is an output format of [WriteStats].
-type StatsFormat string
+// Format is an output format of [Write].
+type Format string
 
 // The formats.
 const (
-	// StatsTable: a plain-text table fitted to [StatsWriteOptions.Width]
+	// Table: a plain-text table fitted to [WriteOptions.Width]
 	// (the tree as plain text), numbers with thousands separators.
-	StatsTable StatsFormat = "table"
-	// StatsMarkdown: a markdown table (the tree in a code block), numbers
+	Table Format = "table"
+	// Markdown: a markdown table (the tree in a code block), numbers
 	// with thousands separators.
-	StatsMarkdown StatsFormat = "markdown"
-	// StatsJSON: the numbers as they are, for scripts.
-	StatsJSON StatsFormat = "json"
+	Markdown Format = "markdown"
+	// JSON: the numbers as they are, for scripts.
+	JSON Format = "json"
 )
 
-// ParseStatsFormat checks s: table, markdown or json.
-func ParseStatsFormat(s string) (StatsFormat, error) {
-	switch StatsFormat(s) {
-	case StatsTable, StatsMarkdown, StatsJSON:
-		return StatsFormat(s), nil
+// ParseFormat checks s: table, markdown or json.
+func ParseFormat(s string) (Format, error) {
+	switch Format(s) {
+	case Table, Markdown, JSON:
+		return Format(s), nil
 	}
 	return "", fmt.Errorf("must be table, markdown or json, not %q", s)
 }
 
-// StatsDefaultWidth is the width of the table format when
-// [StatsWriteOptions.Width] is 0: what fits a terminal whose width is
+// DefaultWidth is the width of the table format when
+// [WriteOptions.Width] is 0: what fits a terminal whose width is
 // unknown (as in `ctx audit`).
-const StatsDefaultWidth = table.DefaultWidth
+const DefaultWidth = table.DefaultWidth
 
-// StatsWriteOptions say what [WriteStats] prints. The default is a row
-// per directory ([StatsReport.Dirs]) followed by its own files; Top prints
+// WriteOptions say what [Write] prints. The default is a row
+// per directory ([Report.Dirs]) followed by its own files; Top prints
 // the largest files instead, Tree the token tree. Every view ends with the
 // total of all files.
-type StatsWriteOptions struct {
-	Format StatsFormat // "" is StatsTable
-	// Sort orders the rows (see [StatsSort]); "" is by path, or by tokens
+type WriteOptions struct {
+	Format Format // "" is Table
+	// Sort orders the rows (see [Sort]); "" is by path, or by tokens
 	// for Top.
-	Sort StatsSort
+	Sort Sort
 	// Top, when 1 or more, prints only the Top files with the most tokens
-	// ([StatsReport.Top]).
+	// ([Report.Top]).
 	Top int
-	// Tree prints the token tree ([StatsReport.Tree]), folding the entries
+	// Tree prints the token tree ([Report.Tree]), folding the entries
 	// under TreeThreshold tokens. Tree and Top cannot be used together.
 	Tree          bool
 	TreeThreshold int
 	// Width is the most terminal columns a line of the table format takes;
-	// 0 (or less) is [StatsDefaultWidth]. Paths are cut keeping the file
+	// 0 (or less) is [DefaultWidth]. Paths are cut keeping the file
 	// name ([table.CutPath]), notes wrapped, and the names of the tree cut
 	// in the middle to fit (the tree of the markdown format is not cut).
 	Width int
 }
 
-// WriteStats writes r to w as o says, in one Write call.
-func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
+// Write writes r to w as o says, in one Write call.
+func Write(w io.Writer, r *Report, o WriteOptions) error {
 	if o.Format == "" {
-		o.Format = StatsTable
+		o.Format = Table
 	}
-	if _, err := ParseStatsFormat(string(o.Format)); err != nil {
+	if _, err := ParseFormat(string(o.Format)); err != nil {
 		return fmt.Errorf("format: %w", err)
 	}
 	if o.Sort != "" {
-		if _, err := ParseStatsSort(string(o.Sort)); err != nil {
+		if _, err := ParseSort(string(o.Sort)); err != nil {
 			return fmt.Errorf("sort: %w", err)
 		}
 	}
@@ -92,35 +93,35 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 	case o.Tree:
 		tree := r.Tree(o.Sort, o.TreeThreshold)
 		switch o.Format {
-		case StatsJSON:
+		case JSON:
 			err = jsonenc.Write(&b, struct {
-				Total   StatsTotals   `json:"total"`
-				Tree    *StatsNode    `json:"tree"`
-				Ignored []IgnoredPath `json:"ignored"`
+				Total   Totals                  `json:"total"`
+				Tree    *Node                   `json:"tree"`
+				Ignored []aggregate.IgnoredPath `json:"ignored"`
 			}{r.Total, tree, r.ignored()})
-		case StatsMarkdown:
+		case Markdown:
 			b.WriteString(mdtext.Fence("text", treeText(tree, o.TreeThreshold, 0)) + "\n")
 		default:
 			width := o.Width
 			if width <= 0 {
-				width = StatsDefaultWidth
+				width = DefaultWidth
 			}
 			b.WriteString(treeText(tree, o.TreeThreshold, width))
 		}
 	case o.Top > 0:
 		by := o.Sort
 		if by == "" {
-			by = StatsByTokens
+			by = ByTokens
 		}
 		top := r.Top(o.Top, by)
-		if o.Format == StatsJSON {
+		if o.Format == JSON {
 			if top == nil {
-				top = []FileStats{}
+				top = []aggregate.FileStats{}
 			}
 			err = jsonenc.Write(&b, struct {
-				Total   StatsTotals   `json:"total"`
-				Top     []FileStats   `json:"top"`
-				Ignored []IgnoredPath `json:"ignored"`
+				Total   Totals                  `json:"total"`
+				Top     []aggregate.FileStats   `json:"top"`
+				Ignored []aggregate.IgnoredPath `json:"ignored"`
 			}{r.Total, top, r.ignored()})
 			break
 		}
@@ -133,14 +134,14 @@ func WriteStats(w io.Writer, r *StatsReport, o StatsWriteOptions) error {
 		err = writeStatsRows(&b, o, append(rows, totalRow(r.Total, len(r.Files), len(top))), 1)
 	default:
 		dirs := r.Dirs(o.Sort)
-		if o.Format == StatsJSON {
+		if o.Format == JSON {
 			if dirs == nil {
-				dirs = []DirStats{}
+				dirs = []Dir{}
 			}
 			err = jsonenc.Write(&b, struct {
-				Total   StatsTotals   `json:"total"`
-				Dirs    []DirStats    `json:"dirs"`
-				Ignored []IgnoredPath `json:"ignored"`
+				Total   Totals                  `json:"total"`
+				Dirs    []Dir                   `json:"dirs"`
+				Ignored []aggregate.IgnoredPath `json:"ignored"`
 			}{r.Total, dirs, r.ignored()})
 			break
 		}
@@ -184,7 +185,7 @@ func dirLabel(d string) string {
 func num(n int) string { return display.Int(n) }
 
 // fileRow is a file's row: its numbers, or its error as the note.
-func fileRow(f FileStats, indent string) []string {
+func fileRow(f aggregate.FileStats, indent string) []string {
 	if f.Error != "" {
 		return []string{indent + mdtext.Escape(f.Path), "", "", "", "", "", "error: " + f.Error}
 	}
@@ -197,7 +198,7 @@ func fileRow(f FileStats, indent string) []string {
 
 // totalRow is the last row: every file, and how many of the listed are
 // shown (shown < 0: all) or could not be read.
-func totalRow(t StatsTotals, listed, shown int) []string {
+func totalRow(t Totals, listed, shown int) []string {
 	var notes []string
 	if shown >= 0 {
 		notes = append(notes, fmt.Sprintf("top %s of %s", display.Int(shown), plural(t.Files, "file", "files")))
@@ -212,11 +213,11 @@ func totalRow(t StatsTotals, listed, shown int) []string {
 // fitted table leaves out column drop (none when < 0) and the note column
 // when no row but the total has a note, and prints the total's note on a
 // line below the table, where it takes no width from the paths.
-func writeStatsRows(b *bytes.Buffer, o StatsWriteOptions, rows [][]string, drop int) error {
-	if o.Format != StatsMarkdown {
+func writeStatsRows(b *bytes.Buffer, o WriteOptions, rows [][]string, drop int) error {
+	if o.Format != Markdown {
 		width := o.Width
 		if width <= 0 {
-			width = StatsDefaultWidth
+			width = DefaultWidth
 		}
 		last := len(statsColumns) - 1
 		note := rows[len(rows)-1][last]
@@ -281,9 +282,9 @@ func writeStatsRows(b *bytes.Buffer, o StatsWriteOptions, rows [][]string, drop 
 // treeText draws the tree as repomix draws its token-count tree, one entry
 // a line with its tokens; a line wider than width (0: no limit) has its
 // name cut in the middle, down to 8 columns.
-func treeText(root *StatsNode, threshold, width int) string {
+func treeText(root *Node, threshold, width int) string {
 	var b strings.Builder
-	line := func(prefix string, n *StatsNode) string {
+	line := func(prefix string, n *Node) string {
 		l := prefix + nodeLine(n, 0)
 		if over := table.Width(l) - width; width > 0 && over > 0 {
 			if w := table.Width(mdtext.Escape(n.Name)) - over; w >= 8 {
@@ -293,8 +294,8 @@ func treeText(root *StatsNode, threshold, width int) string {
 		return l
 	}
 	b.WriteString(line("", root) + "\n")
-	var walk func(n *StatsNode, prefix string)
-	walk = func(n *StatsNode, prefix string) {
+	var walk func(n *Node, prefix string)
+	walk = func(n *Node, prefix string) {
 		last := len(n.Children) - 1
 		if n.Folded != nil {
 			last++
@@ -329,7 +330,7 @@ func treeText(root *StatsNode, threshold, width int) string {
 
 // nodeLine is an entry of the tree: its name (cut in the middle to cut
 // columns when cut > 0) and its numbers.
-func nodeLine(n *StatsNode, cut int) string {
+func nodeLine(n *Node, cut int) string {
 	name := mdtext.Escape(n.Name)
 	if cut > 0 {
 		name = table.CutMiddle(name, cut)

@@ -1,4 +1,4 @@
-package config
+package presets
 
 import (
 	"errors"
@@ -9,23 +9,25 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/config"
 )
 
-func TestCheckPresetName(t *testing.T) {
+func TestCheckName(t *testing.T) {
 	for name, ok := range map[string]bool{
 		"review": true, "a-b_C9": true, strings.Repeat("x", 64): true,
 		"": false, "a b": false, "a.b": false, "é": false, "a/b": false, strings.Repeat("x", 65): false,
 	} {
-		if err := CheckPresetName(name); (err == nil) != ok {
-			t.Errorf("CheckPresetName(%q) = %v", name, err)
+		if err := CheckName(name); (err == nil) != ok {
+			t.Errorf("CheckName(%q) = %v", name, err)
 		}
 	}
 }
 
-// Every setting of a files entry survives PresetTOML and DecodePresets.
-func TestPresetTOMLRoundTrip(t *testing.T) {
-	p := aggregate.Preset{
-		Name: "all", Description: `say "hi"\n`, Scope: aggregate.ScopeUser,
+// Every setting of a files entry survives TOML and config.DecodePresets.
+func TestTOMLRoundTrip(t *testing.T) {
+	p := Preset{
+		Name: "all", Description: `say "hi"\n`, Scope: ScopeUser,
 		Files: []aggregate.FileItem{
 			{Path: "src/**/*.go"},
 			{Path: `odd "name".py`, NoAutoAggregate: true, ForceFull: true, ViewMode: aggregate.ViewMasked, Tier: 3,
@@ -38,12 +40,12 @@ func TestPresetTOMLRoundTrip(t *testing.T) {
 		},
 		Screenshots: []string{"a.png"}, ScreenshotsSet: true,
 	}
-	text := PresetTOML(p)
-	ps, err := DecodePresets("presets.toml", []byte(text))
+	text := TOML(p)
+	ps, err := config.DecodePresets("presets.toml", []byte(text))
 	if err != nil {
 		t.Fatalf("%v\n%s", err, text)
 	}
-	got := ps[0].preset(aggregate.ScopeUser)
+	got := fromConfig(ps[0], ScopeUser)
 	got.Line = 0
 	if !reflect.DeepEqual(got, p) {
 		t.Errorf("round trip:\n got %+v\nwant %+v\n%s", got, p, text)
@@ -53,9 +55,9 @@ func TestPresetTOMLRoundTrip(t *testing.T) {
 	}
 }
 
-func TestSaveAndDeleteUserPreset(t *testing.T) {
+func TestSaveAndDelete(t *testing.T) {
 	dir := t.TempDir()
-	file := PresetsFile(dir)
+	file := config.PresetsFile(dir)
 	files := func(paths ...string) []aggregate.FileItem {
 		var out []aggregate.FileItem
 		for _, p := range paths {
@@ -64,7 +66,7 @@ func TestSaveAndDeleteUserPreset(t *testing.T) {
 		return out
 	}
 	// a new file, in a directory that does not exist yet
-	if got, err := SaveUserPreset(dir, aggregate.Preset{Name: "a", Files: files("x.go")}, false); err != nil || got != file {
+	if got, err := Save(dir, Preset{Name: "a", Files: files("x.go")}, false); err != nil || got != file {
 		t.Fatalf("save a: %q, %v", got, err)
 	}
 	orig := "# top comment\n[presets.b]\nfiles = [\"b.md\"] # trailing\n\n# about c\n[presets.c]\ndescription = \"c\"\nfiles = [\"c.md\"]\n"
@@ -79,7 +81,7 @@ func TestSaveAndDeleteUserPreset(t *testing.T) {
 		return string(data)
 	}
 	// appended; the rest untouched
-	if _, err := SaveUserPreset(dir, aggregate.Preset{Name: "d", Description: "dee", Files: files("d/**")}, false); err != nil {
+	if _, err := Save(dir, Preset{Name: "d", Description: "dee", Files: files("d/**")}, false); err != nil {
 		t.Fatal(err)
 	}
 	want := orig + "\n[presets.d]\ndescription = \"dee\"\nfiles = [\n  \"d/**\",\n]\n"
@@ -87,11 +89,11 @@ func TestSaveAndDeleteUserPreset(t *testing.T) {
 		t.Errorf("append:\n%s\nwant:\n%s", got, want)
 	}
 	// an existing name: an error, nothing written; with replace, its table only
-	_, err := SaveUserPreset(dir, aggregate.Preset{Name: "b", Files: files("new.md")}, false)
-	if !errors.Is(err, ErrPresetExists) || read() != want {
+	_, err := Save(dir, Preset{Name: "b", Files: files("new.md")}, false)
+	if !errors.Is(err, ErrExists) || read() != want {
 		t.Fatalf("existing: %v", err)
 	}
-	if _, err := SaveUserPreset(dir, aggregate.Preset{Name: "b", Files: files("new.md")}, true); err != nil {
+	if _, err := Save(dir, Preset{Name: "b", Files: files("new.md")}, true); err != nil {
 		t.Fatal(err)
 	}
 	want = strings.Replace(want, "[presets.b]\nfiles = [\"b.md\"] # trailing\n", "[presets.b]\nfiles = [\n  \"new.md\",\n]\n", 1)
@@ -99,28 +101,28 @@ func TestSaveAndDeleteUserPreset(t *testing.T) {
 		t.Errorf("replace:\n%s\nwant:\n%s", got, want)
 	}
 	// delete takes the comment just above the table with it
-	if _, err := DeleteUserPreset(dir, "c"); err != nil {
+	if _, err := Delete(dir, "c"); err != nil {
 		t.Fatal(err)
 	}
 	want = strings.Replace(want, "# about c\n[presets.c]\ndescription = \"c\"\nfiles = [\"c.md\"]\n\n", "", 1)
 	if got := read(); got != want {
 		t.Errorf("delete:\n%q\nwant:\n%q", got, want)
 	}
-	if _, err := DeleteUserPreset(dir, "d"); err != nil {
+	if _, err := Delete(dir, "d"); err != nil {
 		t.Fatal(err)
 	}
 	if got, want := read(), "# top comment\n[presets.b]\nfiles = [\n  \"new.md\",\n]\n"; got != want {
 		t.Errorf("delete the last:\n%q\nwant:\n%q", got, want)
 	}
-	if _, err := DeleteUserPreset(dir, "nosuch"); !errors.Is(err, ErrPresetNotFound) {
+	if _, err := Delete(dir, "nosuch"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("delete nosuch: %v", err)
 	}
 	// bad input writes nothing
 	before := read()
-	for _, p := range []aggregate.Preset{
+	for _, p := range []Preset{
 		{Name: "a b", Files: files("x")}, {Name: "e"}, {Name: "e", Files: files(" ")},
 	} {
-		if _, err := SaveUserPreset(dir, p, true); err == nil {
+		if _, err := Save(dir, p, true); err == nil {
 			t.Errorf("%+v: saved", p)
 		}
 	}
@@ -136,14 +138,14 @@ func TestSaveAndDeleteUserPreset(t *testing.T) {
 // A preset that is not a [presets.NAME] table of its own is never edited.
 func TestUserPresetNotATable(t *testing.T) {
 	dir := t.TempDir()
-	file := PresetsFile(dir)
+	file := config.PresetsFile(dir)
 	os.MkdirAll(filepath.Dir(file), 0o755)
 	orig := "[presets]\ninline = { files = [\"a\"] }\n"
 	os.WriteFile(file, []byte(orig), 0o644)
-	if _, err := DeleteUserPreset(dir, "inline"); err == nil || !strings.Contains(err.Error(), "edit it by hand") {
+	if _, err := Delete(dir, "inline"); err == nil || !strings.Contains(err.Error(), "edit it by hand") {
 		t.Errorf("delete: %v", err)
 	}
-	if _, err := SaveUserPreset(dir, aggregate.Preset{Name: "inline", Files: []aggregate.FileItem{{Path: "b"}}}, true); err == nil {
+	if _, err := Save(dir, Preset{Name: "inline", Files: []aggregate.FileItem{{Path: "b"}}}, true); err == nil {
 		t.Error("replace: no error")
 	}
 	if data, _ := os.ReadFile(file); string(data) != orig {
@@ -151,20 +153,20 @@ func TestUserPresetNotATable(t *testing.T) {
 	}
 	// an invalid file is reported, not overwritten
 	os.WriteFile(file, []byte("[presets.x]\nfiles = 3\n"), 0o644)
-	if _, err := SaveUserPreset(dir, aggregate.Preset{Name: "y", Files: []aggregate.FileItem{{Path: "b"}}}, false); err == nil {
+	if _, err := Save(dir, Preset{Name: "y", Files: []aggregate.FileItem{{Path: "b"}}}, false); err == nil {
 		t.Error("save into an invalid file: no error")
 	}
 }
 
-func TestPresetList(t *testing.T) {
+func TestList(t *testing.T) {
 	user := t.TempDir()
-	os.MkdirAll(filepath.Dir(PresetsFile(user)), 0o755)
-	os.WriteFile(PresetsFile(user), []byte("[presets.z]\nfiles = [\"a\"]\n\n[presets.r]\nfiles = [\"b\"]\n"), 0o644)
-	cfg, err := Decode("ctx.toml", []byte("[presets.r]\nfiles = [\"c\"]\n"))
+	os.MkdirAll(filepath.Dir(config.PresetsFile(user)), 0o755)
+	os.WriteFile(config.PresetsFile(user), []byte("[presets.z]\nfiles = [\"a\"]\n\n[presets.r]\nfiles = [\"b\"]\n"), 0o644)
+	cfg, err := config.Decode("ctx.toml", []byte("[presets.r]\nfiles = [\"c\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	list, err := cfg.PresetList(user)
+	list, err := List(cfg, user)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,5 +176,51 @@ func TestPresetList(t *testing.T) {
 	}
 	if want := "project:r:ctx.toml: user:r:presets.toml:! user:z:presets.toml:"; strings.Join(got, " ") != want {
 		t.Errorf("got  %s\nwant %s", strings.Join(got, " "), want)
+	}
+}
+
+func TestPresets(t *testing.T) {
+	user := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(user, "ctx"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	global := "[presets.review]\ndescription = \"global review\"\nfiles = [\"**/*.go\"]\n\n[presets.docs]\nfiles = [\"docs/**\"]\nscreenshots = [\"a.png\"]\n"
+	if err := os.WriteFile(config.PresetsFile(user), []byte(global), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Decode("ctx.toml", []byte("[presets.review]\ndescription = \"project review\"\nfiles = [{ path = \"a.py\", view_mode = \"skeleton\" }]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := ByName(cfg, user)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(Names(ps), ","); got != "docs,review" {
+		t.Fatalf("names %s", got)
+	}
+	r := ps["review"]
+	if r.Scope != ScopeProject || r.Description != "project review" || len(r.Files) != 1 || r.Files[0].ViewMode != aggregate.ViewSkeleton {
+		t.Errorf("project preset does not override the global one: %+v", r)
+	}
+	d := ps["docs"]
+	if d.Scope != ScopeUser || !d.ScreenshotsSet {
+		t.Errorf("global preset: %+v", d)
+	}
+	o := d.Apply(aggregate.Options{Engine: codeview.Engine(), Files: []aggregate.FileItem{{Path: "x"}}, Screenshots: []string{"old.png"}})
+	if len(o.Files) != 1 || o.Files[0].Path != "docs/**" || o.Screenshots[0] != "a.png" {
+		t.Errorf("applied: %+v", o)
+	}
+	o = r.Apply(aggregate.Options{Engine: codeview.Engine(), Screenshots: []string{"old.png"}})
+	if o.Screenshots[0] != "old.png" {
+		t.Errorf("a preset without screenshots replaced them: %+v", o)
+	}
+	// no global file, and a broken one
+	if ps, err := ByName(&config.Config{}, t.TempDir()); err != nil || len(ps) != 0 {
+		t.Errorf("no global file: %v %v", ps, err)
+	}
+	os.WriteFile(config.PresetsFile(user), []byte("[presets.x]\nfiles = 3\n"), 0o644)
+	if _, err := ByName(&config.Config{}, user); err == nil || !strings.Contains(err.Error(), "presets.toml:2: presets.x.files: must be") {
+		t.Errorf("broken global file: %v", err)
 	}
 }

@@ -1,36 +1,98 @@
-package aggregate
+// Package stats is `ctx stats`: every file of a set of [files] entries
+// measured (lines, symbols, bytes, tokens; [aggregate.MeasureFiles]),
+// totalled per directory subtree ([Report.Dirs]), the largest files
+// ([Report.Top]), the token tree ([Report.Tree]) and their table,
+// markdown and JSON ([Write]).
+package stats
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"io"
 	"path"
 	"slices"
 	"strings"
+
+	"github.com/ctxaudit/ctx/aggregate"
 )
 
-// StatsReport is every file [Stats] measured, and their total: what
-// `ctx stats` prints, grouped by directory, as the largest files or as a
+// Report is every file [Run] measured, and their total: what `ctx
+// stats` prints, grouped by directory, as the largest files or as a
 // token tree.
-type StatsReport struct {
+type Report struct {
 	// Files are in path order (directory by directory: "a/z" before
 	// "a-b/c").
-	Files []FileStats
+	Files []aggregate.FileStats
 	// Total sums every file without an error, inside the base directory
 	// or not.
-	Total StatsTotals
-	// Ignored is what the default ignore list left out ([Result.Ignored]).
-	Ignored []IgnoredPath
+	Total Totals
+	// Ignored is what the default ignore list left out
+	// ([aggregate.Result.Ignored]).
+	Ignored []aggregate.IgnoredPath
+}
+
+// Run resolves opts.Files like [aggregate.BuildItems] and measures every
+// file ([aggregate.MeasureFiles]). Files that cannot be read are listed
+// with their error. The report's methods group them by directory
+// ([Report.Dirs]), pick the largest ([Report.Top]) or build the token
+// tree ([Report.Tree]); [Write] prints them. What the default ignore list
+// left out is in Report.Ignored, as in [aggregate.Result.Ignored].
+func Run(ctx context.Context, opts aggregate.Options) (*Report, error) {
+	files, ignored, err := aggregate.MeasureFiles(ctx, opts)
+	if err != nil {
+		return nil, err
+	}
+	rep := New(files)
+	rep.Ignored = ignored
+	return rep, nil
+}
+
+// Totals are the sums over a set of files; files with an error are not
+// counted.
+type Totals struct {
+	Files   int `json:"files"`
+	Lines   int `json:"lines"`
+	Symbols int `json:"symbols"`
+	Bytes   int `json:"bytes"`
+	Tokens  int `json:"tokens"`
+}
+
+func (t *Totals) add(f aggregate.FileStats) {
+	if f.Error != "" {
+		return
+	}
+	t.Files++
+	t.Lines += f.Lines
+	t.Symbols += f.Symbols
+	t.Bytes += f.Bytes
+	t.Tokens += f.Tokens
+}
+
+func (t *Totals) addTotals(o Totals) {
+	t.Files += o.Files
+	t.Lines += o.Lines
+	t.Symbols += o.Symbols
+	t.Bytes += o.Bytes
+	t.Tokens += o.Tokens
+}
+
+// Dir totals the files of one directory and of its subdirectories;
+// Entries are the directory's own files.
+type Dir struct {
+	Dir string `json:"dir"`
+	Totals
+	Entries []aggregate.FileStats `json:"entries"`
 }
 
 // Warnings returns the problems of the files that could not be measured,
 // for people, one message each (escaped, after the path when the error
 // does not name it): a missing file, an entry that matched nothing.
-func (r *StatsReport) Warnings() []string {
+func (r *Report) Warnings() []string {
 	var out []string
 	for _, f := range r.Files {
 		if f.Error != "" {
-			it := Item{Path: f.Path, Error: f.Error}
+			it := aggregate.Item{Path: f.Path, Error: f.Error}
 			out = append(out, it.Warnings()...)
 		}
 	}
@@ -38,63 +100,56 @@ func (r *StatsReport) Warnings() []string {
 }
 
 // ignored is Ignored, never nil (an empty JSON list).
-func (r *StatsReport) ignored() []IgnoredPath {
+func (r *Report) ignored() []aggregate.IgnoredPath {
 	if r.Ignored == nil {
-		return []IgnoredPath{}
+		return []aggregate.IgnoredPath{}
 	}
 	return r.Ignored
 }
 
 // LeftOut says what the default ignore list left out, as the summary of
-// ctx aggregate does ("left out by the default ignores: .env,
-// node_modules/ (...)"); "" when it left out nothing.
-func (r *StatsReport) LeftOut() string { return leftOutLine(r.Ignored) }
+// ctx aggregate does ([aggregate.LeftOut]: "left out by the default
+// ignores: .env, node_modules/ (...)"); "" when it left out nothing.
+func (r *Report) LeftOut() string { return aggregate.LeftOut(r.Ignored) }
 
-// WriteLeftOut writes [StatsReport.LeftOut] for people as the summary of
-// ctx aggregate writes its lines: "ctx: " lines wrapped at width columns
-// (0 or less: SummaryWidth); nothing when nothing was left out.
-func (r *StatsReport) WriteLeftOut(w io.Writer, width int) error {
-	l := r.LeftOut()
-	if l == "" {
-		return nil
-	}
-	if width <= 0 {
-		width = SummaryWidth
-	}
-	_, err := io.WriteString(w, wrapPrefixed(l, "ctx: ", "ctx:   ", width))
-	return err
+// WriteLeftOut writes [Report.LeftOut] for people as the summary of ctx
+// aggregate writes its lines ([aggregate.WriteLeftOut]): "ctx: " lines
+// wrapped at width columns (0 or less: aggregate.SummaryWidth); nothing
+// when nothing was left out.
+func (r *Report) WriteLeftOut(w io.Writer, width int) error {
+	return aggregate.WriteLeftOut(w, r.Ignored, width)
 }
 
-// NewStatsReport returns the report of files (as [ComputeFileStats]
+// New returns the report of files (as [aggregate.ComputeFileStats]
 // measures them, labels relative to the base directory with forward
 // slashes), sorted by path.
-func NewStatsReport(files []FileStats) *StatsReport {
-	r := &StatsReport{Files: slices.Clone(files)}
-	slices.SortStableFunc(r.Files, func(a, b FileStats) int { return comparePaths(a.Path, b.Path) })
+func New(files []aggregate.FileStats) *Report {
+	r := &Report{Files: slices.Clone(files)}
+	slices.SortStableFunc(r.Files, func(a, b aggregate.FileStats) int { return comparePaths(a.Path, b.Path) })
 	for _, f := range r.Files {
 		r.Total.add(f)
 	}
 	return r
 }
 
-// StatsSort is the order of the stats.
-type StatsSort string
+// Sort is the order of the stats.
+type Sort string
 
 // The orders. The zero value is each view's default: by path for the
 // directories and the tree, by tokens for the largest files.
 const (
-	// StatsByPath: directories and files by path, a directory before
+	// ByPath: directories and files by path, a directory before
 	// what it holds.
-	StatsByPath StatsSort = "path"
-	// StatsByTokens: the most tokens first; ties by path.
-	StatsByTokens StatsSort = "tokens"
+	ByPath Sort = "path"
+	// ByTokens: the most tokens first; ties by path.
+	ByTokens Sort = "tokens"
 )
 
-// ParseStatsSort checks s: path or tokens.
-func ParseStatsSort(s string) (StatsSort, error) {
-	switch StatsSort(s) {
-	case StatsByPath, StatsByTokens:
-		return StatsSort(s), nil
+// ParseSort checks s: path or tokens.
+func ParseSort(s string) (Sort, error) {
+	switch Sort(s) {
+	case ByPath, ByTokens:
+		return Sort(s), nil
 	}
 	return "", fmt.Errorf("must be path or tokens, not %q", s)
 }
@@ -107,15 +162,15 @@ func ParseStatsSort(s string) (StatsSort, error) {
 // directory the largest file first). The base directory is "."; a
 // directory outside it ("../lib") has its own rows and is not counted in
 // ".".
-func (r *StatsReport) Dirs(by StatsSort) []DirStats {
+func (r *Report) Dirs(by Sort) []Dir {
 	idx := map[string]int{}
-	var out []DirStats
-	row := func(d string) *DirStats {
+	var out []Dir
+	row := func(d string) *Dir {
 		i, ok := idx[d]
 		if !ok {
 			i = len(out)
 			idx[d] = i
-			out = append(out, DirStats{Dir: d, Entries: []FileStats{}})
+			out = append(out, Dir{Dir: d, Entries: []aggregate.FileStats{}})
 		}
 		return &out[i]
 	}
@@ -144,24 +199,24 @@ func (r *StatsReport) Dirs(by StatsSort) []DirStats {
 		}
 	}
 	out = kept
-	if by == StatsByTokens {
-		slices.SortStableFunc(out, func(a, b DirStats) int {
+	if by == ByTokens {
+		slices.SortStableFunc(out, func(a, b Dir) int {
 			return cmp.Or(cmp.Compare(b.Tokens, a.Tokens), comparePaths(a.Dir, b.Dir))
 		})
 		for i := range out {
 			sortFilesByTokens(out[i].Entries)
 		}
 	} else {
-		slices.SortStableFunc(out, func(a, b DirStats) int { return comparePaths(a.Dir, b.Dir) })
+		slices.SortStableFunc(out, func(a, b Dir) int { return comparePaths(a.Dir, b.Dir) })
 	}
 	return out
 }
 
 // Top returns the n files with the most tokens (ties by path), largest
-// first, or in path order by [StatsByPath]. Files with an error are left
+// first, or in path order by [ByPath]. Files with an error are left
 // out; n <= 0 returns none.
-func (r *StatsReport) Top(n int, by StatsSort) []FileStats {
-	var out []FileStats
+func (r *Report) Top(n int, by Sort) []aggregate.FileStats {
+	var out []aggregate.FileStats
 	for _, f := range r.Files {
 		if f.Error == "" {
 			out = append(out, f)
@@ -169,38 +224,38 @@ func (r *StatsReport) Top(n int, by StatsSort) []FileStats {
 	}
 	sortFilesByTokens(out)
 	out = out[:min(max(n, 0), len(out))]
-	if by == StatsByPath {
-		slices.SortStableFunc(out, func(a, b FileStats) int { return comparePaths(a.Path, b.Path) })
+	if by == ByPath {
+		slices.SortStableFunc(out, func(a, b aggregate.FileStats) int { return comparePaths(a.Path, b.Path) })
 	}
 	return out
 }
 
-// StatsNode is a directory or a file of the token tree ([StatsReport.Tree]).
-type StatsNode struct {
+// Node is a directory or a file of the token tree ([Report.Tree]).
+type Node struct {
 	// Name is the last element of Path ("." for the base directory).
 	Name string `json:"name"`
 	Path string `json:"path"`
 	Dir  bool   `json:"dir,omitempty"`
-	// StatsTotals are a directory's subtree totals, or a file's own
+	// Totals are a directory's subtree totals, or a file's own
 	// numbers (Files 1, or 0 with an error).
-	StatsTotals
+	Totals
 	Binary bool   `json:"binary,omitempty"`
 	Error  string `json:"error,omitempty"`
 	// Children are a directory's entries, files and directories together.
-	Children []*StatsNode `json:"children,omitempty"`
+	Children []*Node `json:"children,omitempty"`
 	// Folded sums the entries of a directory below the tree's threshold,
 	// which Children leave out; nil when none is.
-	Folded *StatsFolded `json:"folded,omitempty"`
+	Folded *Folded `json:"folded,omitempty"`
 
 	errors int // entries with an error in the subtree: never folded
 }
 
-// StatsFolded sums the entries of a directory below the threshold of the
+// Folded sums the entries of a directory below the threshold of the
 // token tree.
-type StatsFolded struct {
+type Folded struct {
 	// Entries is the number of files and directories folded.
 	Entries int `json:"entries"`
-	StatsTotals
+	Totals
 }
 
 // Tree returns the token tree of the files, rooted at the base directory
@@ -210,13 +265,13 @@ type StatsFolded struct {
 // directory's Folded (none when threshold <= 0); the root never is, nor
 // is a file with an error or a directory that holds one (an error has no
 // tokens, and folding would hide it). The
-// root's totals are those of every file ([StatsReport.Total]): files
+// root's totals are those of every file ([Report.Total]): files
 // outside the base directory hang below it under "..".
-func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
-	root := &StatsNode{Name: ".", Path: ".", Dir: true}
-	dirs := map[string]*StatsNode{".": root}
-	var dirOf func(p string) *StatsNode
-	dirOf = func(p string) *StatsNode {
+func (r *Report) Tree(by Sort, threshold int) *Node {
+	root := &Node{Name: ".", Path: ".", Dir: true}
+	dirs := map[string]*Node{".": root}
+	var dirOf func(p string) *Node
+	dirOf = func(p string) *Node {
 		if n, ok := dirs[p]; ok {
 			return n
 		}
@@ -225,13 +280,13 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 			pp = "."
 		}
 		parent := dirOf(pp)
-		n := &StatsNode{Name: path.Base(p), Path: p, Dir: true}
+		n := &Node{Name: path.Base(p), Path: p, Dir: true}
 		parent.Children = append(parent.Children, n)
 		dirs[p] = n
 		return n
 	}
 	for _, f := range r.Files {
-		n := &StatsNode{Name: path.Base(f.Path), Path: f.Path, Binary: f.Binary, Error: f.Error}
+		n := &Node{Name: path.Base(f.Path), Path: f.Path, Binary: f.Binary, Error: f.Error}
 		n.add(f)
 		if f.Error != "" {
 			n.errors = 1
@@ -239,21 +294,21 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 		d := dirOf(path.Dir(f.Path))
 		d.Children = append(d.Children, n)
 	}
-	var finish func(n *StatsNode)
-	finish = func(n *StatsNode) {
+	var finish func(n *Node)
+	finish = func(n *Node) {
 		for _, c := range n.Children {
 			if c.Dir {
 				finish(c)
 			}
-			n.addTotals(c.StatsTotals)
+			n.addTotals(c.Totals)
 			n.errors += c.errors
 		}
 	}
 	finish(root)
-	var order func(n *StatsNode)
-	order = func(n *StatsNode) {
-		slices.SortStableFunc(n.Children, func(a, b *StatsNode) int {
-			if by == StatsByTokens {
+	var order func(n *Node)
+	order = func(n *Node) {
+		slices.SortStableFunc(n.Children, func(a, b *Node) int {
+			if by == ByTokens {
 				if c := cmp.Compare(b.Tokens, a.Tokens); c != 0 {
 					return c
 				}
@@ -264,10 +319,10 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 		for _, c := range n.Children {
 			if threshold > 0 && c.Tokens < threshold && c.errors == 0 {
 				if n.Folded == nil {
-					n.Folded = &StatsFolded{}
+					n.Folded = &Folded{}
 				}
 				n.Folded.Entries++
-				n.Folded.addTotals(c.StatsTotals)
+				n.Folded.addTotals(c.Totals)
 				continue
 			}
 			if c.Dir {
@@ -281,8 +336,8 @@ func (r *StatsReport) Tree(by StatsSort, threshold int) *StatsNode {
 	return root
 }
 
-func sortFilesByTokens(fs []FileStats) {
-	slices.SortStableFunc(fs, func(a, b FileStats) int {
+func sortFilesByTokens(fs []aggregate.FileStats) {
+	slices.SortStableFunc(fs, func(a, b aggregate.FileStats) int {
 		return cmp.Or(cmp.Compare(b.Tokens, a.Tokens), comparePaths(a.Path, b.Path))
 	})
 }

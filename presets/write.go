@@ -1,4 +1,4 @@
-package config
+package presets
 
 import (
 	"bytes"
@@ -8,73 +8,77 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	texttable "github.com/ctxaudit/ctx/internal/table"
 )
 
-// PresetStatus is a preset with what its files come to in a project:
-// what `ctx preset list` and `ctx preset show` print.
-type PresetStatus struct {
-	aggregate.Preset
+// Status is a preset with what its files come to in a project: what
+// `ctx preset list` and `ctx preset show` print.
+type Status struct {
+	Preset
 	// Found is the number of distinct files the entries name in the
 	// project; Missing are the entries that name nothing there.
 	Found   int      `json:"found"`
 	Missing []string `json:"missing,omitempty"`
 }
 
-// PresetList returns every preset of the project and of the user
-// ([Config.PresetList]), the user's file shown as [Project.ShownPath]
-// shows it.
-func (p *Project) PresetList() ([]aggregate.Preset, error) {
-	list, err := p.Config.PresetList(p.UserConfigDir)
+// ProjectList returns every preset of the project and of the user
+// ([List]), the user's file shown as [config.Project.ShownPath] shows it.
+func ProjectList(p *config.Project) ([]Preset, error) {
+	list, err := List(p.Config, p.UserConfigDir)
 	for i := range list {
-		if list[i].Scope == aggregate.ScopeUser {
+		if list[i].Scope == ScopeUser {
 			list[i].File = p.ShownPath(list[i].File)
 		}
 	}
 	return list, err
 }
 
-// CheckPreset resolves the files of pr in the project, as `ctx aggregate
+// ProjectByName returns the presets of the project and of the user by
+// name (see [ByName]), the user's from p.UserConfigDir.
+func ProjectByName(p *config.Project) (map[string]Preset, error) {
+	return ByName(p.Config, p.UserConfigDir)
+}
+
+// Check resolves the files of pr in the project, as `ctx aggregate
 // --preset` would (base_dir, .gitignore, the output directory skipped),
-// without reading them.
-func (p *Project) CheckPreset(ctx context.Context, pr aggregate.Preset) (PresetStatus, error) {
+// without reading them ([aggregate.CheckFiles]).
+func Check(ctx context.Context, p *config.Project, pr Preset) (Status, error) {
 	fc, err := aggregate.CheckFiles(ctx, p.AggregateOptions(), pr.Files)
-	return PresetStatus{Preset: pr, Found: fc.Files, Missing: fc.Missing}, err
+	return Status{Preset: pr, Found: fc.Files, Missing: fc.Missing}, err
 }
 
-// SaveUserPreset saves pr in the user's presets file ([SaveUserPreset])
-// and returns the file as [Project.ShownPath] shows it.
-func (p *Project) SaveUserPreset(pr aggregate.Preset, replace bool) (string, error) {
-	shown := p.ShownPath(PresetsFile(p.UserConfigDir))
-	return shown, saveUserPreset(p.UserConfigDir, shown, pr, replace)
+// ProjectSave saves pr in the user's presets file ([Save]) and returns
+// the file as [config.Project.ShownPath] shows it.
+func ProjectSave(p *config.Project, pr Preset, replace bool) (string, error) {
+	shown := p.ShownPath(config.PresetsFile(p.UserConfigDir))
+	return shown, save(p.UserConfigDir, shown, pr, replace)
 }
 
-// DeleteUserPreset removes a preset from the user's presets file
-// ([DeleteUserPreset]) and returns the file as [Project.ShownPath] shows
-// it.
-func (p *Project) DeleteUserPreset(name string) (string, error) {
-	shown := p.ShownPath(PresetsFile(p.UserConfigDir))
-	return shown, deleteUserPreset(p.UserConfigDir, shown, name)
+// ProjectDelete removes a preset from the user's presets file ([Delete])
+// and returns the file as [config.Project.ShownPath] shows it.
+func ProjectDelete(p *config.Project, name string) (string, error) {
+	shown := p.ShownPath(config.PresetsFile(p.UserConfigDir))
+	return shown, remove(p.UserConfigDir, shown, name)
 }
 
-// PresetFormat is an output format of [WritePresetList] and
-// [WritePreset].
-type PresetFormat string
+// Format is an output format of [WriteList] and [Write].
+type Format string
 
 // The formats.
 const (
-	// PresetFormatTable: the list as a table fitted to a width.
-	PresetFormatTable PresetFormat = "table"
-	// PresetFormatText: one preset, for people.
-	PresetFormatText PresetFormat = "text"
-	// PresetFormatJSON: the [PresetStatus] values.
-	PresetFormatJSON PresetFormat = "json"
-	// PresetFormatTOML: one preset as a [presets.NAME] table ([PresetTOML]),
+	// FormatTable: the list as a table fitted to a width.
+	FormatTable Format = "table"
+	// FormatText: one preset, for people.
+	FormatText Format = "text"
+	// FormatJSON: the [Status] values.
+	FormatJSON Format = "json"
+	// FormatTOML: one preset as a [presets.NAME] table ([TOML]),
 	// to paste into ctx.toml.
-	PresetFormatTOML PresetFormat = "toml"
+	FormatTOML Format = "toml"
 )
 
 var presetColumns = []texttable.Column{
@@ -85,24 +89,24 @@ var presetColumns = []texttable.Column{
 	{Header: "note", Fit: texttable.FitWrap, Min: 12},
 }
 
-// WritePresetList writes the presets as `ctx preset list` prints them: a
+// WriteList writes the presets as `ctx preset list` prints them: a
 // table (at most width columns wide; 0 is 100) with each preset's name,
 // scope, number of files found, description, and a note for entries that
 // name nothing and for a user preset the project's overrides; or, in
 // JSON, {"presets": [...]}.
-func WritePresetList(w io.Writer, list []PresetStatus, f PresetFormat, width int) error {
+func WriteList(w io.Writer, list []Status, f Format, width int) error {
 	var b bytes.Buffer
 	switch f {
-	case PresetFormatJSON:
+	case FormatJSON:
 		if list == nil {
-			list = []PresetStatus{}
+			list = []Status{}
 		}
 		if err := jsonenc.Write(&b, struct {
-			Presets []PresetStatus `json:"presets"`
+			Presets []Status `json:"presets"`
 		}{list}); err != nil {
 			return err
 		}
-	case PresetFormatTable:
+	case FormatTable:
 		if len(list) == 0 {
 			b.WriteString("no presets: add [presets.NAME] to ctx.toml, or run: ctx preset save NAME\n")
 			break
@@ -131,19 +135,19 @@ func WritePresetList(w io.Writer, list []PresetStatus, f PresetFormat, width int
 	return err
 }
 
-// WritePreset writes one preset as `ctx preset show` prints it: as text
+// Write writes one preset as `ctx preset show` prints it: as text
 // (where it is defined, its description, each file entry with its
 // settings and whether it names anything, its screenshots), JSON or TOML.
-func WritePreset(w io.Writer, s PresetStatus, f PresetFormat) error {
+func Write(w io.Writer, s Status, f Format) error {
 	var b bytes.Buffer
 	switch f {
-	case PresetFormatJSON:
+	case FormatJSON:
 		if err := jsonenc.Write(&b, s); err != nil {
 			return err
 		}
-	case PresetFormatTOML:
-		b.WriteString(PresetTOML(s.Preset))
-	case PresetFormatText:
+	case FormatTOML:
+		b.WriteString(TOML(s.Preset))
+	case FormatText:
 		where := mdtext.Escape(s.File)
 		if s.Line > 0 {
 			where += fmt.Sprintf(":%d", s.Line)

@@ -1,4 +1,10 @@
-package aggregate
+// Package beads reads the Beads store of a project (the JSONL file the bd
+// tool keeps, one issue per line: execution_mode = "beads" in ctx.toml)
+// and writes its section of a pack or manifest, "## Beads Mode: Progress
+// Track" (Manual Slop's build_beads_section). It imports nothing of the
+// pipeline: aggregate runs it for Options.Beads, manifest for its Beads
+// record, provenance reads the store again through [StoreFile].
+package beads
 
 import (
 	"bytes"
@@ -17,25 +23,25 @@ import (
 	"github.com/ctxaudit/ctx/secrets"
 )
 
-// BeadsHeading is the heading of the Beads section (Manual Slop's
+// Heading is the heading of the Beads section (Manual Slop's
 // build_beads_section).
-const BeadsHeading = "## Beads Mode: Progress Track"
+const Heading = "## Beads Mode: Progress Track"
 
-// BeadsStoreNames are the files a Beads store directory is looked up by,
+// StoreNames are the files a Beads store directory is looked up by,
 // in order: bd keeps issues.jsonl, older versions beads.jsonl.
-var BeadsStoreNames = []string{"issues.jsonl", "beads.jsonl"}
+var StoreNames = []string{"issues.jsonl", "beads.jsonl"}
 
-// MaxBeadsBytes bounds the size of a Beads store.
-const MaxBeadsBytes = 64 << 20
+// MaxBytes bounds the size of a Beads store.
+const MaxBytes = 64 << 20
 
-// BeadsOptions locate the Beads store of a project: the JSONL file that
+// Options locate the Beads store of a project: the JSONL file that
 // the bd tool keeps, one issue per line (execution_mode = "beads" in
 // ctx.toml).
-type BeadsOptions struct {
+type Options struct {
 	// Path is the store: a JSONL file, or a directory holding one of
-	// BeadsStoreNames (the first that exists).
+	// StoreNames (the first that exists).
 	Path string
-	// Name names Path in errors and in Beads.File (ctx.toml's beads_path
+	// Name names Path in errors and in Store.File (ctx.toml's beads_path
 	// as written, or ".beads"); "" is Path.
 	Name string
 	// MustExist makes a missing store an error (a beads_path that points
@@ -49,8 +55,15 @@ type BeadsOptions struct {
 	// read. aggregate.Run sets it to the project's boundary.
 	Allow func(real string) bool
 	// Redact, when set, replaces the credentials in each bead's title,
-	// description and id (Beads.Redacted records them).
+	// description and id (Store.Redacted records them).
 	Redact secrets.Scanner
+}
+
+// Measured is the size and BLAKE3 of a store's bytes, as
+// aggregate.Measured is a file's.
+type Measured struct {
+	measure.Sizes
+	Hash string `json:"hash"`
 }
 
 // Bead is one issue of a Beads store.
@@ -65,10 +78,10 @@ type Bead struct {
 // Completed reports whether the bead is done (status closed).
 func (b Bead) Completed() bool { return b.Status == "closed" }
 
-// Beads is what was read from a Beads store.
-type Beads struct {
+// Store is what was read from a Beads store.
+type Store struct {
 	// File names the store read (or the place it was looked for, when
-	// there is none), from BeadsOptions.Name, with forward slashes.
+	// there is none), from Options.Name, with forward slashes.
 	File string `json:"file"`
 	// Found is false when there is no store.
 	Found bool `json:"found"`
@@ -77,13 +90,13 @@ type Beads struct {
 	// Beads are the issues in file order, without deleted ones (status
 	// tombstone).
 	Beads []Bead `json:"beads"`
-	// Redacted lists the credentials BeadsOptions.Redact replaced, per
+	// Redacted lists the credentials Options.Redact replaced, per
 	// field of a bead; nil when none were.
-	Redacted []BeadRedaction `json:"redacted,omitempty"`
+	Redacted []Redaction `json:"redacted,omitempty"`
 }
 
-// BeadRedaction records the credentials replaced in one field of a bead.
-type BeadRedaction struct {
+// Redaction records the credentials replaced in one field of a bead.
+type Redaction struct {
 	// Bead is the bead's id (as redacted) and Field "id", "title" or
 	// "description".
 	Bead, Field string
@@ -95,7 +108,7 @@ type BeadRedaction struct {
 }
 
 // Counts returns the number of completed and active beads.
-func (b *Beads) Counts() (completed, active int) {
+func (b *Store) Counts() (completed, active int) {
 	for _, x := range b.Beads {
 		if x.Completed() {
 			completed++
@@ -106,38 +119,38 @@ func (b *Beads) Counts() (completed, active int) {
 	return completed, active
 }
 
-// Section is the Beads section of b (see [BeadsSection]).
-func (b *Beads) Section() string {
+// Section is the Beads section of b (see the function [Section]).
+func (b *Store) Section() string {
 	if b == nil {
 		return ""
 	}
-	return BeadsSection(b.Beads)
+	return Section(b.Beads)
 }
 
-// BeadsError is a malformed line of a Beads store.
-type BeadsError struct {
+// Error is a malformed line of a Beads store.
+type Error struct {
 	File  string
 	Line  int
 	Field string // "" for the line as a whole
 	Msg   string
 }
 
-func (e *BeadsError) Error() string {
+func (e *Error) Error() string {
 	if e.Field == "" {
 		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg)
 	}
 	return fmt.Sprintf("%s:%d: %s: %s", e.File, e.Line, e.Field, e.Msg)
 }
 
-// BeadsStoreFile returns the store file of p: p itself, or, when p is a
-// directory, the first of BeadsStoreNames in it that is not a directory
+// StoreFile returns the store file of p: p itself, or, when p is a
+// directory, the first of StoreNames in it that is not a directory
 // ("" when there is none).
-func BeadsStoreFile(p string) string {
+func StoreFile(p string) string {
 	st, err := os.Stat(p)
 	if err != nil || !st.IsDir() {
 		return p
 	}
-	for _, n := range BeadsStoreNames {
+	for _, n := range StoreNames {
 		if st, err := os.Stat(filepath.Join(p, n)); err == nil && !st.IsDir() {
 			return filepath.Join(p, n)
 		}
@@ -145,27 +158,27 @@ func BeadsStoreFile(p string) string {
 	return ""
 }
 
-// ReadBeads reads the store of o through ctx's bounded reader. A missing
+// Read reads the store of o through ctx's bounded reader. A missing
 // store is no error unless o.MustExist (it has Found false). Every
 // non-blank line must be a JSON object with a non-empty string "id";
 // "title", "description" and "status" are strings when present (a missing
 // status is open); other keys are ignored. A line whose "_type" is not
 // "issue" (bd's export of other records) and a deleted issue (status
 // tombstone) are skipped; an id seen twice is an error.
-func ReadBeads(o BeadsOptions) (*Beads, error) {
+func Read(o Options) (*Store, error) {
 	name := o.Name
 	if name == "" {
 		name = o.Path
 	}
 	name = filepath.ToSlash(name)
-	res := &Beads{File: name, Beads: []Bead{}}
-	file := BeadsStoreFile(o.Path)
+	res := &Store{File: name, Beads: []Bead{}}
+	file := StoreFile(o.Path)
 	if file != o.Path && file != "" {
 		res.File = path.Join(name, filepath.Base(file))
 	}
-	missing := func() (*Beads, error) {
+	missing := func() (*Store, error) {
 		if o.MustExist {
-			msg := fmt.Sprintf("%s: no Beads store (%s)", name, strings.Join(BeadsStoreNames, " or "))
+			msg := fmt.Sprintf("%s: no Beads store (%s)", name, strings.Join(StoreNames, " or "))
 			if o.Where != "" {
 				msg = o.Where + ": " + msg
 			}
@@ -179,9 +192,9 @@ func ReadBeads(o BeadsOptions) (*Beads, error) {
 	var data []byte
 	var err error
 	if o.Allow != nil {
-		data, _, _, err = fileio.ReadAllowed(file, MaxBeadsBytes, o.Allow)
+		data, _, _, err = fileio.ReadAllowed(file, MaxBytes, o.Allow)
 	} else {
-		data, _, err = fileio.Read(file, MaxBeadsBytes)
+		data, _, err = fileio.Read(file, MaxBytes)
 	}
 	var oe *fileio.OutsideError
 	if errors.As(err, &oe) {
@@ -222,7 +235,7 @@ func ReadBeads(o BeadsOptions) (*Beads, error) {
 			continue
 		}
 		if first, dup := seen[b.ID]; dup {
-			return nil, &BeadsError{File: res.File, Line: n, Field: "id", Msg: fmt.Sprintf("%q is also on line %d", b.ID, first)}
+			return nil, &Error{File: res.File, Line: n, Field: "id", Msg: fmt.Sprintf("%q is also on line %d", b.ID, first)}
 		}
 		seen[b.ID] = n
 		res.Beads = append(res.Beads, b)
@@ -236,7 +249,7 @@ func ReadBeads(o BeadsOptions) (*Beads, error) {
 }
 
 // redact replaces the credentials in the fields of every bead.
-func (b *Beads) redact(sc secrets.Scanner) error {
+func (b *Store) redact(sc secrets.Scanner) error {
 	for i := range b.Beads {
 		x := &b.Beads[i]
 		for _, f := range []struct {
@@ -246,14 +259,14 @@ func (b *Beads) redact(sc secrets.Scanner) error {
 			if *f.v == "" {
 				continue
 			}
-			red, found, err := sc.Redact(context.Background(), BeadsScanName, *f.v)
+			red, found, err := sc.Redact(context.Background(), ScanName, *f.v)
 			if err != nil {
 				return err
 			}
 			if len(found) == 0 {
 				continue
 			}
-			b.Redacted = append(b.Redacted, BeadRedaction{Field: f.name, Secrets: found,
+			b.Redacted = append(b.Redacted, Redaction{Field: f.name, Secrets: found,
 				HashBefore: measure.Hash([]byte(*f.v)), HashAfter: measure.Hash([]byte(red))})
 			*f.v = red
 		}
@@ -266,13 +279,13 @@ func (b *Beads) redact(sc secrets.Scanner) error {
 	return nil
 }
 
-// BeadsScanName is the name the Beads store's text is scanned for secrets
+// ScanName is the name the Beads store's text is scanned for secrets
 // under, which the paths of an allowlist match.
-const BeadsScanName = "beads"
+const ScanName = "beads"
 
 // decodeBead decodes one line; skip is true for records that are not
 // issues and for deleted issues.
-func decodeBead(line []byte) (Bead, bool, *BeadsError) {
+func decodeBead(line []byte) (Bead, bool, *Error) {
 	var obj map[string]json.RawMessage
 	if err := json.Unmarshal(line, &obj); err != nil || obj == nil {
 		msg := "must be a JSON object (one issue per line)"
@@ -280,16 +293,16 @@ func decodeBead(line []byte) (Bead, bool, *BeadsError) {
 		if errors.As(err, &se) {
 			msg = "invalid JSON: " + se.Error()
 		}
-		return Bead{}, false, &BeadsError{Msg: msg}
+		return Bead{}, false, &Error{Msg: msg}
 	}
-	str := func(key string) (string, *BeadsError) {
+	str := func(key string) (string, *Error) {
 		raw, ok := obj[key]
 		if !ok || string(raw) == "null" {
 			return "", nil
 		}
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", &BeadsError{Field: key, Msg: "must be a string, not " + string(raw)}
+			return "", &Error{Field: key, Msg: "must be a string, not " + string(raw)}
 		}
 		return s, nil
 	}
@@ -310,7 +323,7 @@ func decodeBead(line []byte) (Bead, bool, *BeadsError) {
 		}
 	}
 	if strings.TrimSpace(b.ID) == "" {
-		return Bead{}, false, &BeadsError{Field: "id", Msg: "missing (every issue needs an id)"}
+		return Bead{}, false, &Error{Field: "id", Msg: "missing (every issue needs an id)"}
 	}
 	if b.Status == "" {
 		b.Status = "open"
@@ -318,7 +331,7 @@ func decodeBead(line []byte) (Bead, bool, *BeadsError) {
 	return b, b.Status == "tombstone", nil
 }
 
-// BeadsSection renders the Beads section, or "" when there are no beads:
+// Section renders the Beads section, or "" when there are no beads:
 //
 //	## Beads Mode: Progress Track
 //
@@ -332,7 +345,7 @@ func decodeBead(line []byte) (Bead, bool, *BeadsError) {
 // empty; its later lines indented by two spaces, so that they stay in the
 // bullet); a bead without a title is "- ({id})". Either part is left out
 // when it has no beads. Line breaks in a title or id become spaces.
-func BeadsSection(beads []Bead) string {
+func Section(beads []Bead) string {
 	var done []string
 	var active []string
 	for _, b := range beads {
@@ -361,7 +374,7 @@ func BeadsSection(beads []Bead) string {
 	if len(done) == 0 && len(active) == 0 {
 		return ""
 	}
-	parts := []string{BeadsHeading}
+	parts := []string{Heading}
 	if len(done) > 0 {
 		parts = append(parts, "Completed: "+strings.Join(done, ", "))
 	}

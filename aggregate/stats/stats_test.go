@@ -1,18 +1,22 @@
-package aggregate
+package stats
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/internal/testfs"
 )
 
 // statsFixture: files in the base directory, below it, a sibling whose
 // name sorts between "a" and "a/..." byte-wise, one outside and one that
 // could not be read.
-func statsFixture() *StatsReport {
-	return NewStatsReport([]FileStats{
+func statsFixture() *Report {
+	return New([]aggregate.FileStats{
 		{Path: "a/z.go", Lines: 10, Symbols: 2, Bytes: 4000, Tokens: 1000},
 		{Path: "a-b/c.md", Lines: 5, Bytes: 800, Tokens: 200},
 		{Path: "a/b/c.go", Lines: 20, Symbols: 3, Bytes: 8000, Tokens: 2000},
@@ -23,12 +27,12 @@ func statsFixture() *StatsReport {
 	})
 }
 
-func TestStatsReportDirs(t *testing.T) {
+func TestReportDirs(t *testing.T) {
 	r := statsFixture()
-	if want := (StatsTotals{Files: 6, Lines: 39, Symbols: 6, Bytes: 13024, Tokens: 3240}); r.Total != want {
+	if want := (Totals{Files: 6, Lines: 39, Symbols: 6, Bytes: 13024, Tokens: 3240}); r.Total != want {
 		t.Errorf("total %+v, want %+v", r.Total, want)
 	}
-	show := func(ds []DirStats) string {
+	show := func(ds []Dir) string {
 		var parts []string
 		for _, d := range ds {
 			var es []string
@@ -41,28 +45,28 @@ func TestStatsReportDirs(t *testing.T) {
 	}
 	// subtree totals; "." holds neither ../lib nor the unreadable file's
 	// numbers; a directory comes right before what it holds
-	if got, want := show(r.Dirs(StatsByPath)),
+	if got, want := show(r.Dirs(ByPath)),
 		".=5/3210[README.md gone.txt] ../lib=1/30[../lib/x.py] a=3/3000[a/z.go] a/b=2/2000[a/b/c.go a/b/logo.png] a-b=1/200[a-b/c.md]"; got != want {
 		t.Errorf("by path:\n got %s\nwant %s", got, want)
 	}
-	if got, want := show(r.Dirs(StatsByTokens)),
+	if got, want := show(r.Dirs(ByTokens)),
 		".=5/3210[README.md gone.txt] a=3/3000[a/z.go] a/b=2/2000[a/b/c.go a/b/logo.png] a-b=1/200[a-b/c.md] ../lib=1/30[../lib/x.py]"; got != want {
 		t.Errorf("by tokens:\n got %s\nwant %s", got, want)
 	}
-	if got := NewStatsReport(nil).Dirs(""); len(got) != 0 {
+	if got := New(nil).Dirs(""); len(got) != 0 {
 		t.Errorf("no files: %+v", got)
 	}
 	// a chain of directories without files of their own: the rows that
 	// would repeat the one below are left out; a fork keeps its row
-	chain := NewStatsReport([]FileStats{{Path: "src/main/java/App.java", Tokens: 5}, {Path: "lib/a/x.go", Tokens: 1}, {Path: "lib/b/y.go", Tokens: 2}})
+	chain := New([]aggregate.FileStats{{Path: "src/main/java/App.java", Tokens: 5}, {Path: "lib/a/x.go", Tokens: 1}, {Path: "lib/b/y.go", Tokens: 2}})
 	if got, want := show(chain.Dirs("")), ".=3/8[] lib=2/3[] lib/a=1/1[lib/a/x.go] lib/b=1/2[lib/b/y.go] src/main/java=1/5[src/main/java/App.java]"; got != want {
 		t.Errorf("chain:\n got %s\nwant %s", got, want)
 	}
 }
 
-func TestStatsReportTop(t *testing.T) {
+func TestReportTop(t *testing.T) {
 	r := statsFixture()
-	paths := func(fs []FileStats) string {
+	paths := func(fs []aggregate.FileStats) string {
 		var ps []string
 		for _, f := range fs {
 			ps = append(ps, f.Path)
@@ -71,13 +75,13 @@ func TestStatsReportTop(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		n    int
-		by   StatsSort
+		by   Sort
 		want string
 	}{
 		{3, "", "a/b/c.go a/z.go a-b/c.md"},
-		{3, StatsByTokens, "a/b/c.go a/z.go a-b/c.md"},
-		{3, StatsByPath, "a/b/c.go a/z.go a-b/c.md"},
-		{2, StatsByPath, "a/b/c.go a/z.go"},
+		{3, ByTokens, "a/b/c.go a/z.go a-b/c.md"},
+		{3, ByPath, "a/b/c.go a/z.go a-b/c.md"},
+		{2, ByPath, "a/b/c.go a/z.go"},
 		{10, "", "a/b/c.go a/z.go a-b/c.md ../lib/x.py README.md a/b/logo.png"}, // never the unreadable file
 		{0, "", ""},
 		{-1, "", ""},
@@ -88,14 +92,14 @@ func TestStatsReportTop(t *testing.T) {
 	}
 }
 
-func TestWriteStats(t *testing.T) {
+func TestWrite(t *testing.T) {
 	r := statsFixture()
 	for _, tc := range []struct {
 		name string
-		o    StatsWriteOptions
+		o    WriteOptions
 		want string
 	}{
-		{"tree", StatsWriteOptions{Tree: true, Sort: StatsByTokens}, `./ (3,240 tokens, 6 files)
+		{"tree", WriteOptions{Tree: true, Sort: ByTokens}, `./ (3,240 tokens, 6 files)
 ├── a/ (3,000 tokens, 3 files)
 │   ├── b/ (2,000 tokens, 2 files)
 │   │   ├── c.go (2,000 tokens)
@@ -109,7 +113,7 @@ func TestWriteStats(t *testing.T) {
 ├── README.md (10 tokens)
 └── gone.txt (error: file not found: gone.txt)
 `},
-		{"tree threshold", StatsWriteOptions{Tree: true, TreeThreshold: 1000}, `./ (3,240 tokens, 6 files)
+		{"tree threshold", WriteOptions{Tree: true, TreeThreshold: 1000}, `./ (3,240 tokens, 6 files)
 ├── a/ (3,000 tokens, 3 files)
 │   ├── b/ (2,000 tokens, 2 files)
 │   │   ├── c.go (2,000 tokens)
@@ -118,12 +122,12 @@ func TestWriteStats(t *testing.T) {
 ├── gone.txt (error: file not found: gone.txt)
 └── … 3 more entries below 1,000 tokens (240 tokens, 3 files)
 `},
-		{"markdown top", StatsWriteOptions{Format: StatsMarkdown, Top: 2}, "| path | files | lines | symbols | bytes | tokens | note |\n" +
+		{"markdown top", WriteOptions{Format: Markdown, Top: 2}, "| path | files | lines | symbols | bytes | tokens | note |\n" +
 			"| --- | ---: | ---: | ---: | ---: | ---: | --- |\n" +
 			"| `a/b/c.go` |  | 20 | 3 | 8,000 | 2,000 |  |\n" +
 			"| `a/z.go` |  | 10 | 2 | 4,000 | 1,000 |  |\n" +
 			"| **total** | 6 | 39 | 6 | 13,024 | 3,240 | top 2 of 6 files; 1 file not read |\n"},
-		{"json top", StatsWriteOptions{Format: StatsJSON, Top: 1}, `{
+		{"json top", WriteOptions{Format: JSON, Top: 1}, `{
   "total": {
     "files": 6,
     "lines": 39,
@@ -145,7 +149,7 @@ func TestWriteStats(t *testing.T) {
 `},
 	} {
 		var b bytes.Buffer
-		if err := WriteStats(&b, r, tc.o); err != nil {
+		if err := Write(&b, r, tc.o); err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
 		if b.String() != tc.want {
@@ -154,20 +158,20 @@ func TestWriteStats(t *testing.T) {
 	}
 }
 
-func TestWriteStatsTableFits(t *testing.T) {
+func TestWriteTableFits(t *testing.T) {
 	long := strings.Repeat("directory/", 12) + "file.go"
-	r := NewStatsReport([]FileStats{
+	r := New([]aggregate.FileStats{
 		{Path: long, Lines: 1234567, Bytes: 98765432, Tokens: 24691358},
 		{Path: "x|y.md", Error: strings.Repeat("a long error message ", 6)},
 	})
 	for _, width := range []int{0, 100, 120} {
 		var b bytes.Buffer
-		if err := WriteStats(&b, r, StatsWriteOptions{Width: width}); err != nil {
+		if err := Write(&b, r, WriteOptions{Width: width}); err != nil {
 			t.Fatal(err)
 		}
 		limit := width
 		if limit == 0 {
-			limit = StatsDefaultWidth
+			limit = DefaultWidth
 		}
 		for _, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
 			if n := utf8.RuneCountInString(line); n > limit {
@@ -179,7 +183,7 @@ func TestWriteStatsTableFits(t *testing.T) {
 		}
 	}
 	var b bytes.Buffer
-	if err := WriteStats(&b, r, StatsWriteOptions{Format: StatsMarkdown}); err != nil {
+	if err := Write(&b, r, WriteOptions{Format: Markdown}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), "| `x\\|y.md` |") {
@@ -187,22 +191,22 @@ func TestWriteStatsTableFits(t *testing.T) {
 	}
 }
 
-func TestWriteStatsErrors(t *testing.T) {
+func TestWriteErrors(t *testing.T) {
 	r := statsFixture()
-	for _, o := range []StatsWriteOptions{
+	for _, o := range []WriteOptions{
 		{Format: "csv"}, {Sort: "size"}, {Top: -1}, {Tree: true, TreeThreshold: -1}, {Top: 1, Tree: true},
 	} {
 		var b bytes.Buffer
-		if err := WriteStats(&b, r, o); err == nil || b.Len() > 0 {
+		if err := Write(&b, r, o); err == nil || b.Len() > 0 {
 			t.Errorf("%+v: err %v, wrote %q", o, err, b.String())
 		}
 	}
 	for _, s := range []string{"", "Path", "size"} {
-		if _, err := ParseStatsSort(s); err == nil {
-			t.Errorf("ParseStatsSort(%q): no error", s)
+		if _, err := ParseSort(s); err == nil {
+			t.Errorf("ParseSort(%q): no error", s)
 		}
 	}
-	if _, err := ParseStatsFormat("markdown"); err != nil {
+	if _, err := ParseFormat("markdown"); err != nil {
 		t.Error(err)
 	}
 }
@@ -210,18 +214,18 @@ func TestWriteStatsErrors(t *testing.T) {
 // At 80 columns the largest files of a big project keep their file names
 // (the directories are cut), the numbers stay whole, and the note goes
 // under the table; the tree cuts long names to fit (issue 9 review).
-func TestWriteStatsNarrow(t *testing.T) {
-	var files []FileStats
+func TestWriteNarrow(t *testing.T) {
+	var files []aggregate.FileStats
 	for i := range 2973 {
-		files = append(files, FileStats{Path: fmt.Sprintf("packages/server/src/handlers/generated/h%04d.ts", i), Lines: 10, Bytes: 400, Tokens: 100})
+		files = append(files, aggregate.FileStats{Path: fmt.Sprintf("packages/server/src/handlers/generated/h%04d.ts", i), Lines: 10, Bytes: 400, Tokens: 100})
 	}
 	files = append(files,
-		FileStats{Path: "packages/server/src/handlers/user-authentication.test.ts", Lines: 12345, Symbols: 1234, Bytes: 1234567, Tokens: 308641},
-		FileStats{Path: "packages/client/src/components/dashboard/widgets/chart.test.ts", Lines: 9999, Symbols: 99, Bytes: 999999, Tokens: 250000},
-		FileStats{Path: "gone.ts", Error: "file not found: gone.ts"})
-	r := NewStatsReport(files)
+		aggregate.FileStats{Path: "packages/server/src/handlers/user-authentication.test.ts", Lines: 12345, Symbols: 1234, Bytes: 1234567, Tokens: 308641},
+		aggregate.FileStats{Path: "packages/client/src/components/dashboard/widgets/chart.test.ts", Lines: 9999, Symbols: 99, Bytes: 999999, Tokens: 250000},
+		aggregate.FileStats{Path: "gone.ts", Error: "file not found: gone.ts"})
+	r := New(files)
 	var b bytes.Buffer
-	if err := WriteStats(&b, r, StatsWriteOptions{Top: 5, Width: 80}); err != nil {
+	if err := Write(&b, r, WriteOptions{Top: 5, Width: 80}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -240,12 +244,28 @@ func TestWriteStatsNarrow(t *testing.T) {
 		t.Errorf("a files or note column in\n%s", out)
 	}
 	b.Reset()
-	if err := WriteStats(&b, r, StatsWriteOptions{Tree: true, TreeThreshold: 200000, Width: 60}); err != nil {
+	if err := Write(&b, r, WriteOptions{Tree: true, TreeThreshold: 200000, Width: 60}); err != nil {
 		t.Fatal(err)
 	}
 	for i, line := range strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n") {
 		if n := utf8.RuneCountInString(line); n > 60 {
 			t.Errorf("tree line %d is %d columns: %q", i+1, n, line)
 		}
+	}
+}
+
+// Run measures the files of the entries and groups them: the base
+// directory's subtree, then d's.
+func TestRun(t *testing.T) {
+	dir := testfs.Tree(t, map[string]string{"a.py": "def f():\n    pass\n", "d/b.txt": "one\ntwo\nthree\n", "d/c.bin": "\x00\x01"})
+	st, err := Run(context.Background(), aggregate.Options{BaseDir: dir, Files: []aggregate.FileItem{{Path: "**"}, {Path: "*.rs"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := fmt.Sprintf("%+v", st.Dirs(ByPath))
+	want := "[{Dir:. Totals:{Files:3 Lines:5 Symbols:0 Bytes:34 Tokens:9} Entries:[{Path:*.rs Lines:0 Symbols:0 Bytes:0 Tokens:0 Binary:false Error:no files matched: *.rs} {Path:a.py Lines:2 Symbols:0 Bytes:18 Tokens:5 Binary:false Error:}]} " +
+		"{Dir:d Totals:{Files:2 Lines:3 Symbols:0 Bytes:16 Tokens:4} Entries:[{Path:d/b.txt Lines:3 Symbols:0 Bytes:14 Tokens:4 Binary:false Error:} {Path:d/c.bin Lines:0 Symbols:0 Bytes:2 Tokens:0 Binary:true Error:}]}]"
+	if got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -1,15 +1,17 @@
-package aggregate
+package beads
 
 import (
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/internal/goldenfile"
 )
 
-func TestBeadsSection(t *testing.T) {
+func TestRead(t *testing.T) {
 	t.Parallel()
-	res, err := ReadBeads(BeadsOptions{Path: "testdata/beads", Name: ".beads"})
+	res, err := Read(Options{Path: "testdata/beads", Name: ".beads"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -19,10 +21,10 @@ func TestBeadsSection(t *testing.T) {
 	if c, a := res.Counts(); c != 2 || a != 3 {
 		t.Errorf("counts %d completed, %d active; want 2, 3 (tombstone and memory skipped)", c, a)
 	}
-	golden(t, "beads_section.md", []byte(res.Section()+"\n"))
+	goldenfile.Check(t, filepath.Join("testdata", "golden", "beads_section.md"), []byte(res.Section()+"\n"))
 
 	// an older bd: beads.jsonl
-	res, err = ReadBeads(BeadsOptions{Path: "testdata/beads/legacy"})
+	res, err = Read(Options{Path: "testdata/beads/legacy"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,24 +34,24 @@ func TestBeadsSection(t *testing.T) {
 	}
 
 	// absent or empty: no section, no error
-	for _, p := range []string{"testdata/beads/empty", "testdata/beads/nowhere", "testdata/project"} {
-		res, err := ReadBeads(BeadsOptions{Path: p})
+	for _, p := range []string{"testdata/beads/empty", "testdata/beads/nowhere", "testdata/golden"} {
+		res, err := Read(Options{Path: p})
 		if err != nil || res.Section() != "" {
 			t.Errorf("%s: section %q, error %v", p, res.Section(), err)
 		}
 	}
 	// a beads_path that points nowhere is an error
-	_, err = ReadBeads(BeadsOptions{Path: "testdata/beads/nowhere", Name: "nowhere", MustExist: true, Where: "ctx.toml:2: beads_path"})
+	_, err = Read(Options{Path: "testdata/beads/nowhere", Name: "nowhere", MustExist: true, Where: "ctx.toml:2: beads_path"})
 	if err == nil || err.Error() != "ctx.toml:2: beads_path: nowhere: cannot read: no such file or directory" {
 		t.Errorf("missing store: %v", err)
 	}
-	_, err = ReadBeads(BeadsOptions{Path: "testdata/project", Name: "proj", MustExist: true})
+	_, err = Read(Options{Path: "testdata/golden", Name: "proj", MustExist: true})
 	if err == nil || err.Error() != "proj: no Beads store (issues.jsonl or beads.jsonl)" {
 		t.Errorf("directory without a store: %v", err)
 	}
 }
 
-func TestBeadsErrors(t *testing.T) {
+func TestReadErrors(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for _, tt := range []struct{ in, want string }{
@@ -63,31 +65,31 @@ func TestBeadsErrors(t *testing.T) {
 		if err := os.WriteFile(p, []byte(tt.in), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		_, err := ReadBeads(BeadsOptions{Path: p, Name: "s.jsonl"})
+		_, err := Read(Options{Path: p, Name: "s.jsonl"})
 		if err == nil || err.Error() != tt.want {
 			t.Errorf("%q: got %v, want %s", tt.in, err, tt.want)
 		}
 	}
 }
 
-func TestBeadsSectionFormat(t *testing.T) {
+func TestSectionFormat(t *testing.T) {
 	t.Parallel()
-	got := BeadsSection([]Bead{{ID: "x-1", Title: "Only active", Status: "open", Description: "line 1\r\n  \r\nline 3"}})
+	got := Section([]Bead{{ID: "x-1", Title: "Only active", Status: "open", Description: "line 1\r\n  \r\nline 3"}})
 	want := "## Beads Mode: Progress Track\n\nActive:\n- Only active (x-1): line 1\n\n  line 3"
 	if got != want {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
-	if got := BeadsSection([]Bead{{ID: "x-2", Status: "closed"}}); !strings.HasSuffix(got, "\n\nCompleted: x-2") {
+	if got := Section([]Bead{{ID: "x-2", Status: "closed"}}); !strings.HasSuffix(got, "\n\nCompleted: x-2") {
 		t.Errorf("only completed: %q", got)
 	}
 	// a bead without a title: no double space before its id
 	for _, title := range []string{"", "  "} {
-		got := BeadsSection([]Bead{{ID: "ms-6", Title: title}, {ID: "ms-7", Title: title, Description: "why"}})
+		got := Section([]Bead{{ID: "ms-6", Title: title}, {ID: "ms-7", Title: title, Description: "why"}})
 		if want := "## Beads Mode: Progress Track\n\nActive:\n- (ms-6)\n- (ms-7): why"; got != want {
 			t.Errorf("title %q: got %q\nwant %q", title, got, want)
 		}
 	}
-	if BeadsSection(nil) != "" {
+	if Section(nil) != "" {
 		t.Error("no beads, a section")
 	}
 }

@@ -23,8 +23,9 @@
 #     (Codex's AGENTS.md, else Claude's CLAUDE.md): its tokens go up;
 #   - an audit with every file in [files] lists a finding code in at most 3
 #     rows (more are one row with a count) and fits 80 columns;
-#   - ctx report on every file writes a page with no script, tiles named by
-#     directory, and a folded "What was cut".
+#   - ctx report on every file writes a page with no script and a folded
+#     "What was cut";
+#   - ctx discover's tables fit 80 columns and cut no id or path.
 # It also prints the credentials a plain pack would hold (warnings, not a fail).
 set -u
 
@@ -130,7 +131,7 @@ if grep -q "file=/" "$work/g.txt" || grep -q "\"uri\": \"/" "$work/s.json"; then
 else pass "github and sarif paths are relative ($(grep -c '^::' "$work/g.txt") annotations)"; fi
 
 # nested instruction files, which the agents load when they work there
-nested() { find . -path ./.git -prune -o -path ./.claude -prune -o -path '*/node_modules' -prune -o -mindepth 2 -name "$1" -type f -print | sed 's|^\./||' | sort; }
+nested() { find . -path ./.git -prune -o -path ./.claude -prune -o -path '*/node_modules' -prune -o -name "$1" -type f -print | sed 's|^\./||' | grep / | sort; }
 for pair in claude:CLAUDE.md codex:AGENTS.md; do
 	p=${pair%%:*} name=${pair#*:}
 	files=$(nested "$name")
@@ -144,6 +145,15 @@ for pair in claude:CLAUDE.md codex:AGENTS.md; do
 	cond=$(COLUMNS=1000 "$ctx" audit --profile "$p" 2>/dev/null | grep -c 'conditional')
 	if [ $missing -eq 0 ]; then pass "discover --profile $p lists the nested $name files ($total) ($cond conditional rows in the audit)"
 	else fail "discover --profile $p leaves out $missing of $total nested $name files"; fi
+done
+
+# discover at 80 columns: every id and path whole, the table within
+for p in generic claude codex; do
+	if [ "$p" = generic ]; then COLUMNS=80 "$ctx" discover >"$work/d80.txt" 2>/dev/null
+	else COLUMNS=80 "$ctx" discover --profile "$p" >"$work/d80.txt" 2>/dev/null; fi
+	w=$(widest "$work/d80.txt")
+	if [ "$w" -le 80 ] && ! grep -q '…' "$work/d80.txt"; then pass "discover --profile $p at 80 columns: widest $w, nothing cut"
+	else fail "discover --profile $p at 80 columns: widest $w$(grep -q '…' "$work/d80.txt" && echo ', a cell cut')"; fi
 done
 
 # ctx diff: a line added to the file the agent loads by itself

@@ -12,7 +12,8 @@ import (
 // id, kind, delivery, path (relative to the project, else with home as
 // ~) and whether the file exists ("text" for an inline source). It looks at
 // file existence only, never at contents. The table fits width columns
-// (0: 100), cutting ids and paths in the middle when it must.
+// (0: 100), wrapping ids and paths after a slash when it must (nothing of
+// them is cut, so that two rows never look alike).
 func WriteTable(w io.Writer, r *Result, home string, width int) error {
 	rows := make([][]string, 0, len(r.Sources))
 	for _, src := range r.Sources {
@@ -30,10 +31,10 @@ func WriteTable(w io.Writer, r *Result, home string, width int) error {
 		width = table.DefaultWidth
 	}
 	return table.WriteFitted(w, []table.Column{
-		{Header: "id", Fit: table.FitCutMiddle, Min: 12},
+		{Header: "id", Fit: table.FitWrapPath, Min: 12},
 		{Header: "kind"},
 		{Header: "delivery"},
-		{Header: "path", Fit: table.FitCutMiddle, Min: 16},
+		{Header: "path", Fit: table.FitWrapPath, Min: 16},
 		{Header: "exists"},
 	}, rows, width)
 }

@@ -64,8 +64,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/manifest"
 	"io"
 	"log/slog"
 	"math/big"
@@ -73,6 +71,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/manifest"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"

@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ctxaudit/ctx/format"
+
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/internal/display"
@@ -65,20 +67,21 @@ func ProjectDelete(p *config.Project, name string) (string, error) {
 	return shown, remove(p.UserConfigDir, shown, name)
 }
 
-// Format is an output format of [WriteList] and [Write].
-type Format string
+// Format is an output format of [WriteList] and [Write]: table, text,
+// json or toml, of [format.Format]'s names.
+type Format = format.Format
 
 // The formats.
 const (
 	// FormatTable: the list as a table fitted to a width.
-	FormatTable Format = "table"
+	FormatTable = format.Table
 	// FormatText: one preset, for people.
-	FormatText Format = "text"
+	FormatText = format.Text
 	// FormatJSON: the [Status] values.
-	FormatJSON Format = "json"
+	FormatJSON = format.JSON
 	// FormatTOML: one preset as a [presets.NAME] table ([TOML]),
 	// to paste into ctx.toml.
-	FormatTOML Format = "toml"
+	FormatTOML = format.TOML
 )
 
 var presetColumns = []texttable.Column{

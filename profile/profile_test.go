@@ -650,3 +650,33 @@ func TestClosest(t *testing.T) {
 		}
 	}
 }
+
+// What the repository writes (an import's text, a rule's paths, a
+// directory's name) reaches the table escaped: no escape sequence or line
+// of its own reaches the terminal.
+func TestWriteTableEscapes(t *testing.T) {
+	dir := tree(t, map[string]string{
+		"repo/.git/HEAD":                  "",
+		"repo/CLAUDE.md":                  "@docs/\x1b[32mG.md\n",
+		"repo/docs/\x1b[32mG.md":          "guide\n",
+		"repo/.claude/rules/r.md":         "---\npaths: \"src/\x1b]0;pwned\a/**\"\n---\nrule\n",
+		"repo/pkg/red\x1b[31mX/CLAUDE.md": "nested\n",
+	})
+	c, err := Load(context.Background(), Claude, Options{Dir: filepath.Join(dir, "repo"), Home: filepath.Join(dir, "home"), Getenv: noEnv})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := c.WriteTable(&b, filepath.Join(dir, "repo"), filepath.Join(dir, "home"), 200); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	if strings.ContainsAny(out, "\x1b\a") {
+		t.Errorf("an escape sequence reaches the table:\n%q", out)
+	}
+	for _, want := range []string{`@docs/\x1b[32mG.md`, `src/\x1b]0;pwned\x07/**`, `pkg/red\x1b[31mX/`} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %s in\n%s", want, out)
+		}
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxaudit/ctx/internal/mdtext"
+
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/table"
 )
@@ -78,11 +80,13 @@ func (c *Chain) WriteTable(w io.Writer, project, home string, width int) error {
 		if f.Condition != "" {
 			how += "; when " + f.Condition
 		}
-		rows = append(rows, []string{strconv.Itoa(i + 1), display.Rel(f.Path, project, home), loaded, how})
+		// the import text, a rule's paths and a directory's name are the
+		// repository's: escaped, so that none can add a line or an escape
+		rows = append(rows, []string{strconv.Itoa(i + 1), display.Rel(f.Path, project, home), loaded, mdtext.Escape(how)})
 	}
 	return table.WriteFitted(w, []table.Column{
 		{Header: "#", Align: table.Right},
-		{Header: "path", Fit: table.FitCutMiddle, Min: 16},
+		{Header: "path", Fit: table.FitWrapPath, Min: 16},
 		{Header: "bytes", Align: table.Right},
 		{Header: "loaded by", Fit: table.FitWrap, Min: 16},
 	}, rows, width)

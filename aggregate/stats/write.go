@@ -7,6 +7,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/ctxaudit/ctx/format"
+
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
@@ -14,29 +16,24 @@ import (
 	"github.com/ctxaudit/ctx/internal/table"
 )
 
-// Format is an output format of [Write].
-type Format string
+// Format is an output format of [Write]: table, markdown or json, of
+// [format.Format]'s names.
+type Format = format.Format
 
 // The formats.
 const (
 	// Table: a plain-text table fitted to [WriteOptions.Width]
 	// (the tree as plain text), numbers with thousands separators.
-	Table Format = "table"
+	Table = format.Table
 	// Markdown: a markdown table (the tree in a code block), numbers
 	// with thousands separators.
-	Markdown Format = "markdown"
+	Markdown = format.Markdown
 	// JSON: the numbers as they are, for scripts.
-	JSON Format = "json"
+	JSON = format.JSON
 )
 
 // ParseFormat checks s: table, markdown or json.
-func ParseFormat(s string) (Format, error) {
-	switch Format(s) {
-	case Table, Markdown, JSON:
-		return Format(s), nil
-	}
-	return "", fmt.Errorf("must be table, markdown or json, not %q", s)
-}
+func ParseFormat(s string) (Format, error) { return format.Parse(s, Table, Markdown, JSON) }
 
 // DefaultWidth is the width of the table format when
 // [WriteOptions.Width] is 0: what fits a terminal whose width is

@@ -162,7 +162,7 @@ func (e *env) profileHint(o manifest.Options, dir string) {
 		for i, d := range found {
 			names[i] = string(d.Profile)
 		}
-		fmt.Fprintf(e.stderr, "ctx: hint: --profile %s or %s lists what that agent loads by itself; --profile all compares them\n",
+		fmt.Fprintf(e.stderr, "ctx: hint: --profile %s or %s lists what that agent loads by itself; ctx audit --profile all compares them\n",
 			strings.Join(names[:len(names)-1], ", "), names[len(names)-1])
 	}
 }

@@ -5,10 +5,11 @@ package display
 import (
 	"os"
 
-	"github.com/ctxaudit/ctx/internal/mdtext"
 	"path/filepath"
 	"strconv"
 	"strings"
+
+	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
 // Path shows home as ~ and leaves everything else as it is. Paths under a

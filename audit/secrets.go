@@ -2,10 +2,17 @@ package audit
 
 import (
 	"context"
+	"io"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/measure"
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/aggregate/beads"
@@ -110,8 +117,9 @@ func SecretWarnings(findings []Finding) []string {
 }
 
 // secretFindings scans what m sends, in rendering order: the fragment of
-// every included source, the block of every aggregated file, the
-// discussion history.
+// every included source, the files the agent loads by itself (read again,
+// when they still hold the recorded bytes), the block of every aggregated
+// file, the discussion history.
 func secretFindings(ctx context.Context, m *manifest.Manifest, sc secrets.Scanner) ([]Finding, error) {
 	// the texts are scanned in parallel and reported in this order
 	var jobs []scanJob
@@ -128,6 +136,17 @@ func secretFindings(ctx context.Context, m *manifest.Manifest, sc secrets.Scanne
 		add(s.ID, name, m.Fragments[i].Text, func(f secrets.Finding) (int, string) {
 			return f.Line, atLine(f.Line)
 		})
+	}
+	// what the agent loads by itself: ctx does not send it and cannot
+	// redact it, but the model gets it all the same
+	for i := range m.Sources {
+		src := &m.Sources[i]
+		text, ok := nativeText(m, src)
+		if !ok {
+			continue
+		}
+		jobs = append(jobs, scanJob{id: src.ID, name: m.ScanName(src), text: text, native: true,
+			where: func(f secrets.Finding) (int, string) { return f.Line, atLine(f.Line) }})
 	}
 	blocks, ok := m.FileBlocks()
 	for _, b := range blocks {
@@ -176,6 +195,38 @@ func secretFindings(ctx context.Context, m *manifest.Manifest, sc secrets.Scanne
 type scanJob struct {
 	id, name, text string
 	where          func(f secrets.Finding) (line int, msg string)
+	native         bool // a file the agent loads by itself
+}
+
+// maxNativeScan bounds the bytes of a native file read for the scan.
+const maxNativeScan = 4 << 20
+
+// nativeText returns the text of src when it is a file the agent loads by
+// itself (delivery native, not a duplicate) that can be read from its path
+// (relative paths against the project) and still has the bytes the
+// manifest recorded: a stored manifest audited elsewhere, or after the
+// file changed, scans nothing of it.
+func nativeText(m *manifest.Manifest, src *manifest.Source) (string, bool) {
+	if src.Delivery != discover.DeliveryNative || src.DuplicateOf != "" || src.SourceHash == nil || src.Path == "" {
+		return "", false
+	}
+	p := src.Path
+	if !filepath.IsAbs(p) {
+		if m.ProjectDir == "" {
+			return "", false
+		}
+		p = filepath.Join(m.ProjectDir, p)
+	}
+	f, err := os.Open(p)
+	if err != nil {
+		return "", false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, maxNativeScan+1))
+	if err != nil || len(data) > maxNativeScan || measure.Hash(data) != *src.SourceHash || !utf8.Valid(data) {
+		return "", false
+	}
+	return string(data), true
 }
 
 // scanAll scans the texts of jobs on GOMAXPROCS workers and returns their
@@ -204,9 +255,12 @@ func scanAll(parent context.Context, sc secrets.Scanner, jobs []scanJob) ([]Find
 					}
 					for _, f := range found {
 						line, msg := j.where(f)
+						msg = "credential (" + f.Rule + ") " + msg + " would be sent; --redact replaces it"
+						if j.native {
+							msg = "credential (" + f.Rule + ") " + atLine(line) + " of a file the agent loads by itself: the agent sends it, and ctx cannot redact it; remove it from the file"
+						}
 						results[i] = append(results[i], Finding{
-							SourceID: j.id, Code: CodeSecret, Severity: Error, RelatedID: f.Rule, Line: line,
-							Message: "credential (" + f.Rule + ") " + msg + " would be sent; --redact replaces it",
+							SourceID: j.id, Code: CodeSecret, Severity: Error, RelatedID: f.Rule, Line: line, Message: msg,
 						})
 					}
 				})

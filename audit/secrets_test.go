@@ -188,3 +188,34 @@ func scanner(t *testing.T) secrets.Scanner {
 	}
 	return sc
 }
+
+// A credential in a file the agent loads by itself is an error finding
+// too: the agent sends it, whatever ctx renders, and no --redact can
+// replace it. A file that no longer holds the recorded bytes is not read.
+func TestSecretsInNatives(t *testing.T) {
+	t.Parallel()
+	dir, err := filepath.EvalSymlinks(testfs.Tree(t, map[string]string{
+		".git/HEAD": "",
+		"AGENTS.md": "# Rules\n\ntoken: " + ghToken + "\n",
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Build(context.Background(), manifest.Options{Profile: "codex", Discover: discover.Options{
+		ProjectDir: dir, Home: t.TempDir(), Getenv: func(string) string { return "" }, SharedMode: discover.SharedDisabled}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found, err := audit.Secrets(context.Background(), m, scanner(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || !strings.HasSuffix(found[0].SourceID, "/AGENTS.md") || found[0].Line != 3 || found[0].Severity != audit.Error ||
+		!strings.Contains(found[0].Message, "loads by itself") || strings.Contains(found[0].Message, "--redact replaces") {
+		t.Fatalf("found %+v, want AGENTS.md's credential at line 3, said to be the agent's", found)
+	}
+	testfs.Write(t, dir, map[string]string{"AGENTS.md": "# Rules\n\ntoken: " + ghToken + "\nchanged\n"})
+	if found, err := audit.Secrets(context.Background(), m, scanner(t)); err != nil || len(found) != 0 {
+		t.Errorf("a changed file was scanned: %+v, %v", found, err)
+	}
+}

@@ -239,6 +239,13 @@ func TestScanSections(t *testing.T) {
 	if !slices.Equal(got, want) {
 		t.Errorf("warnings %q, want %q", got, want)
 	}
+	var js strings.Builder
+	if err := res.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"section_secrets": [`) || !strings.Contains(js.String(), `"section": "Discussion History",`) || strings.Contains(js.String(), fakePAT) {
+		t.Errorf("the JSON document does not list the section's credential (or holds it):\n%s", js.String())
+	}
 	res, err = aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(), BaseDir: dir,
 		Files: []aggregate.FileItem{{Path: "ok.py"}}, History: history})
 	if err != nil {

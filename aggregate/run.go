@@ -834,11 +834,26 @@ type Document struct {
 	Summary Summary       `json:"summary"`
 	// Beads is what was read for the Beads section, when configured.
 	Beads *beads.Store `json:"beads,omitempty"`
+	// SectionSecrets are the credentials the scan found in the Beads and
+	// Discussion History sections (Result.SectionSecrets): the section's
+	// name, and the rule, line (of the section) and column, never the
+	// secret.
+	SectionSecrets []SectionSecret `json:"section_secrets,omitempty"`
+}
+
+// SectionSecret is a credential in a section of the document, as
+// [Document] lists it.
+type SectionSecret struct {
+	Section string `json:"section"`
+	secrets.Finding
 }
 
 // WriteJSON writes the [Document] of res to w.
 func (res *Result) WriteJSON(w io.Writer) error {
 	doc := Document{Items: res.Items, Screenshots: res.Screenshots, Ignored: res.Ignored, Summary: res.Summary(), Beads: res.Beads}
+	for _, f := range res.SectionSecrets {
+		doc.SectionSecrets = append(doc.SectionSecrets, SectionSecret{Section: f.Path, Finding: f.Finding})
+	}
 	if doc.Items == nil {
 		doc.Items = []Item{}
 	}

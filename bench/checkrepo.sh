@@ -189,7 +189,7 @@ else fail "report on every file failed"; fi
 
 "$ctx" aggregate --stdout --quiet >/dev/null 2>"$work/w.txt"
 # every one, from the JSON (stderr names the first ten)
-n=$("$ctx" aggregate --format json --quiet 2>/dev/null | python3 -c 'import json,sys; print(sum(len(i.get("secrets") or []) for i in json.load(sys.stdin)["items"]))' 2>/dev/null)
+n=$("$ctx" aggregate --format json --quiet 2>/dev/null | python3 -c 'import json,sys; d=json.load(sys.stdin); print(sum(len(i.get("secrets") or []) for i in d["items"]) + len(d.get("section_secrets") or []))' 2>/dev/null)
 printf 'info  a plain pack of the repository holds %s credential(s) by ctx'"'"'s rules\n' "$n"
 grep 'a credential is in the pack\|more credentials' "$work/w.txt" | head -5 | sed 's/^/        /'
 

@@ -159,13 +159,13 @@ func Write(w io.Writer, r *Report, o WriteOptions) error {
 }
 
 var statsColumns = []table.Column{
-	{Header: "path", Fit: table.FitCutPath, Min: 12, Late: true},
+	{Header: "path", Fit: table.FitCutPath, Min: 10, Late: true},
 	{Header: "files", Align: table.Right},
 	{Header: "lines", Align: table.Right},
 	{Header: "symbols", Align: table.Right},
 	{Header: "bytes", Align: table.Right},
 	{Header: "tokens", Align: table.Right},
-	{Header: "note", Fit: table.FitWrap, Min: 12},
+	{Header: "note", Fit: table.FitWrap, Min: 6},
 }
 
 // statsTotalLabel is the path cell of the total row; a path is never

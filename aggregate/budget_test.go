@@ -616,7 +616,7 @@ func TestBudgetMatchesReference(t *testing.T) {
 			t.Errorf("the rounds missed an outcome: %+v", seen)
 		}
 	}()
-	for round := range testlane.Rounds(60, 5) {
+	for round := range testlane.Rounds(60, 10) {
 		dir, srcs := randomProject(t, r, 3+r.IntN(25))
 		var entries []FileItem
 		for name := range srcs {

@@ -264,11 +264,7 @@ func (e *env) secretWarnings(c *cli.Context, m *manifest.Manifest) error {
 	if err != nil {
 		return err
 	}
-	redact := p.Config.Secrets.Redact != nil && *p.Config.Secrets.Redact
-	if c.IsSet("redact") {
-		redact = c.Bool("redact")
-	}
-	if redact || (p.Config.Secrets.Scan != nil && !*p.Config.Secrets.Scan) {
+	if redacting(c, p) || (p.Config.Secrets.Scan != nil && !*p.Config.Secrets.Scan) {
 		return nil
 	}
 	sc, err := p.Config.Scanner()
@@ -283,6 +279,15 @@ func (e *env) secretWarnings(c *cli.Context, m *manifest.Manifest) error {
 	return nil
 }
 
+// redacting reports whether c redacts: --redact, else redact in
+// [secrets] of the project's ctx.toml.
+func redacting(c *cli.Context, p *config.Project) bool {
+	if c.IsSet("redact") {
+		return c.Bool("redact")
+	}
+	return p.Config.Secrets.Redact != nil && *p.Config.Secrets.Redact
+}
+
 // renderStored renders a stored manifest; with --redact (or redact in
 // [secrets]) the text is scanned and redacted as it is written, which the
 // stored manifest cannot record.
@@ -291,11 +296,7 @@ func (e *env) renderStored(c *cli.Context, m *manifest.Manifest) error {
 	if err != nil {
 		return err
 	}
-	redact := p.Config.Secrets.Redact != nil && *p.Config.Secrets.Redact
-	if c.IsSet("redact") {
-		redact = c.Bool("redact")
-	}
-	if !redact {
+	if !redacting(c, p) {
 		if err := e.output(c, []byte(render.Text(m))); err != nil {
 			return err
 		}

@@ -68,12 +68,7 @@ func save(userConfigDir, shown string, p Preset, replace bool) error {
 	if userConfigDir == "" {
 		return errors.New("no user configuration directory to save presets in")
 	}
-	file := config.PresetsFile(userConfigDir)
-	data, err := readPresetsFile(file, shown)
-	if err != nil {
-		return err
-	}
-	ps, err := config.DecodePresets(shown, data)
+	file, data, ps, err := loadFile(userConfigDir, shown)
 	if err != nil {
 		return err
 	}
@@ -131,18 +126,28 @@ func Delete(userConfigDir, name string) (string, error) {
 	return file, remove(userConfigDir, file, name)
 }
 
+// loadFile reads and decodes the user's presets file in userConfigDir
+// (named shown in errors): its path, its bytes and its presets.
+func loadFile(userConfigDir, shown string) (string, []byte, []config.Preset, error) {
+	file := config.PresetsFile(userConfigDir)
+	data, err := readPresetsFile(file, shown)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	ps, err := config.DecodePresets(shown, data)
+	if err != nil {
+		return "", nil, nil, err
+	}
+	return file, data, ps, nil
+}
+
 // remove is Delete, with the file named shown in
 // errors.
 func remove(userConfigDir, shown, name string) error {
 	if userConfigDir == "" {
 		return fmt.Errorf("%w: %s (no user configuration directory)", ErrNotFound, name)
 	}
-	file := config.PresetsFile(userConfigDir)
-	data, err := readPresetsFile(file, shown)
-	if err != nil {
-		return err
-	}
-	ps, err := config.DecodePresets(shown, data)
+	file, data, ps, err := loadFile(userConfigDir, shown)
 	if err != nil {
 		return err
 	}

@@ -156,11 +156,7 @@ func (res *Result) SecretWarnings() []string {
 	var out []string
 	for i, f := range found {
 		if i == SecretsShown {
-			more, verb := "more credentials", "are"
-			if len(found)-i == 1 {
-				more, verb = "more credential", "is"
-			}
-			out = append(out, fmt.Sprintf("%s %s %s in the pack (--format json lists each under \"secrets\")", display.Int(len(found)-i), more, verb))
+			out = append(out, display.MoreCredentials(len(found)-i)+" in the pack (--format json lists each under \"secrets\")")
 			break
 		}
 		at := mdtext.Escape(f.Path)

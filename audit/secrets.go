@@ -105,11 +105,7 @@ func SecretWarnings(findings []Finding) []string {
 			continue
 		}
 		if len(out) == aggregate.SecretsShown {
-			more, verb := "more credentials", "are"
-			if n-len(out) == 1 {
-				more, verb = "more credential", "is"
-			}
-			return append(out, display.Int(n-len(out))+" "+more+" "+verb+" in the rendered context (ctx audit lists each)")
+			return append(out, display.MoreCredentials(n-len(out))+" in the rendered context (ctx audit lists each)")
 		}
 		out = append(out, display.Path(f.SourceID, "")+": "+display.Path(f.Message, ""))
 	}

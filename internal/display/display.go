@@ -117,3 +117,12 @@ func Conditions(n int) string {
 	}
 	return "when their conditions apply"
 }
+
+// MoreCredentials counts the credentials a list of warnings left out:
+// "1 more credential is", "12 more credentials are".
+func MoreCredentials(n int) string {
+	if n == 1 {
+		return "1 more credential is"
+	}
+	return Int(n) + " more credentials are"
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/measure"
 
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
@@ -356,7 +357,7 @@ func TestBudgetOmittedList(t *testing.T) {
 					if unlisted > 0 {
 						t.Fatalf("%s max_tokens %d: %s is named after files that are not", est.Name(), max, it.Path)
 					}
-					names = append(names, "- `"+it.Path+"` ("+nouns(it.Source.Tokens, "token")+")")
+					names = append(names, "- `"+it.Path+"` ("+display.Plural(it.Source.Tokens, "token")+")")
 				}
 			}
 			switch {

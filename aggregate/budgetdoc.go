@@ -272,7 +272,7 @@ func (d *docBudget) tooSmall(o Options) error {
 		what = append(what, "the files heading and the line that counts them")
 	}
 	if d.errors > 0 {
-		what = append(what, nouns(d.errors, "error block"))
+		what = append(what, display.Plural(d.errors, "error block"))
 	}
 	what = append(what, d.tailNames...)
 	return &BudgetError{At: o.MaxTokensAt, Limit: d.max, Tokens: d.u.tokens(d.total()), Omitted: d.omitted, What: what}
@@ -304,13 +304,13 @@ func (e *BudgetError) Error() string {
 	case e.Omitted > 2:
 		even = "even with all " + display.Int(e.Omitted) + " files left out, the document takes"
 	}
-	return fmt.Sprintf("%s is too small: %s %s (%s)", at, even, nouns(e.Tokens, "token"), strings.Join(e.What, ", "))
+	return fmt.Sprintf("%s is too small: %s %s (%s)", at, even, display.Plural(e.Tokens, "token"), strings.Join(e.What, ", "))
 }
 
 // omittedLine is the line of an omitted file in the list of what the
 // budget left out: "- `big.py` (2,985 tokens)".
 func omittedLine(it *Item) string {
-	return "- " + codeSpan(it.Path) + " (" + nouns(it.Source.Tokens, "token") + ")"
+	return "- " + codeSpan(it.Path) + " (" + display.Plural(it.Source.Tokens, "token") + ")"
 }
 
 // omittedCount is the last line of a list that names listed of the n
@@ -318,7 +318,7 @@ func omittedLine(it *Item) string {
 // out" when it names none.
 func omittedCount(listed, n int) string {
 	if listed == 0 {
-		return "- " + nouns(n, "file") + " left out"
+		return "- " + display.Plural(n, "file") + " left out"
 	}
 	more, word := n-listed, "files"
 	if more == 1 {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/measure"
@@ -72,10 +73,10 @@ func (r *SliceCheck) Problems() (orphaned, moved string) {
 		return many
 	}
 	if r.Orphaned > 0 {
-		orphaned = plural(r.Orphaned, "orphaned slice", "orphaned slices") + "; re-pin " + it(r.Orphaned, "it", "them") + " with 'ctx slice add'"
+		orphaned = display.Count(r.Orphaned, "orphaned slice", "orphaned slices") + "; re-pin " + it(r.Orphaned, "it", "them") + " with 'ctx slice add'"
 	}
 	if r.Moved > 0 {
-		moved = plural(r.Moved, "slice moved", "slices moved") + "; re-pin " + it(r.Moved, "it", "them") +
+		moved = display.Count(r.Moved, "slice moved", "slices moved") + "; re-pin " + it(r.Moved, "it", "them") +
 			" with 'ctx slice add' to update " + it(r.Moved, "its range", "their ranges")
 	}
 	return orphaned, moved

@@ -164,16 +164,16 @@ func (s Summary) WriteFitted(w io.Writer, width int) error {
 	line := func(format string, args ...any) {
 		b.WriteString(wrapPrefixed(fmt.Sprintf(format, args...), "ctx: ", "ctx:   ", width))
 	}
-	first := fmt.Sprintf("%s, %s (%s)", nouns(s.Files, "file"), nouns(s.Tokens, "token"), s.Estimator)
+	first := fmt.Sprintf("%s, %s (%s)", display.Plural(s.Files, "file"), display.Plural(s.Tokens, "token"), s.Estimator)
 	if s.Changed != nil {
 		against := "uncommitted"
 		if *s.Changed != "" {
 			against = "against " + *s.Changed
 		}
-		first = fmt.Sprintf("%s changed (%s), %s (%s)", nouns(s.Files, "file"), against, nouns(s.Tokens, "token"), s.Estimator)
+		first = fmt.Sprintf("%s changed (%s), %s (%s)", display.Plural(s.Files, "file"), against, display.Plural(s.Tokens, "token"), s.Estimator)
 	}
 	if s.Screenshots > 0 {
-		first += ", " + nouns(s.Screenshots, "screenshot")
+		first += ", " + display.Plural(s.Screenshots, "screenshot")
 	}
 	line("%s", first)
 	if s.Budget != "" {
@@ -190,10 +190,10 @@ func (s Summary) WriteFitted(w io.Writer, width int) error {
 	}
 	var other []string
 	if s.Errors > 0 {
-		other = append(other, nouns(s.Errors, "error"))
+		other = append(other, display.Plural(s.Errors, "error"))
 	}
 	if s.Binary > 0 {
-		other = append(other, nouns(s.Binary, "binary file")+" not inlined")
+		other = append(other, display.Plural(s.Binary, "binary file")+" not inlined")
 	}
 	if s.Excluded > 0 {
 		other = append(other, fmt.Sprintf("%d excluded by auto_aggregate = false", s.Excluded))
@@ -277,13 +277,3 @@ func WriteLeftOut(w io.Writer, ignored []IgnoredPath, width int) error {
 	_, err := io.WriteString(w, wrapPrefixed(l, "ctx: ", "ctx:   ", width))
 	return err
 }
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return display.Int(n) + " " + many
-}
-
-// nouns is "1 file", "2 files", "1,234 tokens".
-func nouns(n int, noun string) string { return plural(n, noun, noun+"s") }

@@ -328,7 +328,7 @@ func WriteMatrix(w io.Writer, mx *Matrix, f Format, o WriteOptions) error {
 		}
 		if folded > 0 {
 			b.WriteString(table.WrapText(fmt.Sprintf("%s that every agent treats alike are folded by directory (--details lists each)",
-				count(folded, "file")), width) + "\n")
+				display.Plural(folded, "file")), width) + "\n")
 		}
 		b.WriteString(table.WrapText(matrixLegend, width) + "\n")
 	case FormatMarkdown:

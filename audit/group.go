@@ -154,14 +154,14 @@ func tokensOf(r *manifest.FileRow) string {
 	if r.SourceTokens == nil {
 		return "no tokens"
 	}
-	return count(*r.SourceTokens, "token")
+	return display.Plural(*r.SourceTokens, "token")
 }
 
 // groupPhrase says what n findings of code have in common, starting with
 // their count: "560 files sent in a cheaper view by the token budget".
 // noun is what they are about (file, source or finding).
 func groupPhrase(code Code, n int, noun string, rep *Report) string {
-	many := count(n, noun)
+	many := display.Plural(n, noun)
 	switch code {
 	case CodeMissing:
 		return many + " that do not exist"
@@ -192,11 +192,11 @@ func groupPhrase(code Code, n int, noun string, rep *Report) string {
 	case CodeAgentTruncation:
 		return many + " that the agent cuts by its own size limit"
 	case CodeImportCycle:
-		return count(n, "import cycle")
+		return display.Plural(n, "import cycle")
 	case CodeImportMissing:
-		return count(n, "import") + " of files that cannot be read"
+		return display.Plural(n, "import") + " of files that cannot be read"
 	case CodeImportTooDeep:
-		return count(n, "import") + " beyond the agent's import depth, not loaded"
+		return display.Plural(n, "import") + " beyond the agent's import depth, not loaded"
 	case CodeOverAgentLimit:
 		return many + " over the agent's documented limit or advice"
 	case CodeFileError:
@@ -210,19 +210,19 @@ func groupPhrase(code Code, n int, noun string, rep *Report) string {
 	case CodeFileTruncated:
 		return many + " cut by a limit of their view"
 	case CodeSliceOrphaned:
-		return count(n, "custom slice") + " not found in their file, so not shown"
+		return display.Plural(n, "custom slice") + " not found in their file, so not shown"
 	case CodeFocusUnmatched:
 		return fmt.Sprintf("%s Tier 3 focuses that matched no file", display.Int(n))
 	case CodeSecret:
-		return count(n, "credential") + " in the text sent (never shown here)"
+		return display.Plural(n, "credential") + " in the text sent (never shown here)"
 	case CodeAttachmentUnread:
-		return count(n, "attachment") + " not read"
+		return display.Plural(n, "attachment") + " not read"
 	case CodeRedacted:
-		return count(n, "redaction") + " of credentials, replaced by [REDACTED:rule]"
+		return display.Plural(n, "redaction") + " of credentials, replaced by [REDACTED:rule]"
 	case CodePredictionDiffers:
-		return count(n, "file") + " the observed agent sent otherwise than predicted"
+		return display.Plural(n, "file") + " the observed agent sent otherwise than predicted"
 	}
-	return count(n, "finding") + " of " + string(code)
+	return display.Plural(n, "finding") + " of " + string(code)
 }
 
 // peopleFindings are the findings the table lists: with details all of

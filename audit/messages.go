@@ -71,7 +71,7 @@ var rules = []struct {
 		return "declared native, but its audience " + strings.Join(a.src.Audience, ", ") + " does not include the agent " + a.rep.Agent
 	}},
 	{Rule{CodeOversizedSource, "A source has more tokens than the per-source limit."}, ofSource, func(a about) string {
-		msg := count(deref(a.src.SourceTokens), "token") + ", over " + number(a.rep.Thresholds.LayerTokens) + " per source"
+		msg := display.Plural(deref(a.src.SourceTokens), "token") + ", over " + number(a.rep.Thresholds.LayerTokens) + " per source"
 		if a.rep.Thresholds.LayerTokens == DefaultLayerTokens {
 			// say why the default is what it is
 			msg += " (ctx's default: Codex reads the first 32 KiB of a file)"
@@ -102,9 +102,9 @@ var rules = []struct {
 		if is == nil {
 			return "the agent cuts this file"
 		}
-		kept := "none of its " + count(is.Count, "byte")
+		kept := "none of its " + display.Plural(is.Count, "byte")
 		if pf != nil && pf.LoadedBytes > 0 {
-			kept = display.Int(pf.LoadedBytes) + " of " + count(pf.LoadedBytes+pf.CutBytes, "byte")
+			kept = display.Int(pf.LoadedBytes) + " of " + display.Plural(pf.LoadedBytes+pf.CutBytes, "byte")
 		}
 		return "the agent keeps " + kept + ", " + display.Int(is.Count) + " lost: " + is.Detail
 	}},
@@ -128,7 +128,7 @@ var rules = []struct {
 	}},
 	{Rule{CodeOverAgentLimit, "An instruction file is over the agent's documented limit or advice."}, ofSource, func(a about) string {
 		if is, _ := a.ix.profileIssue(a.f); is != nil {
-			return count(is.Count, strings.TrimSuffix(is.Unit, "s")) + ", over " + display.Int(is.Limit) + ": " + is.Detail
+			return display.Plural(is.Count, strings.TrimSuffix(is.Unit, "s")) + ", over " + display.Int(is.Limit) + ": " + is.Detail
 		}
 		return "over the agent's limit"
 	}},
@@ -179,7 +179,7 @@ var rules = []struct {
 		return a.f.Message
 	}},
 	{Rule{CodeOversizedTotal, "The rendered context has more tokens than the total limit."}, ofTotal, func(a about) string {
-		return count(a.rep.Total.Tokens, "token") + " in total, over " + number(a.rep.Thresholds.TotalTokens)
+		return display.Plural(a.rep.Total.Tokens, "token") + " in total, over " + number(a.rep.Thresholds.TotalTokens)
 	}},
 }
 
@@ -290,22 +290,22 @@ func sameMessage(prefix string, a about) string {
 // truncatedMessage says where a budget cut s, by which limit, and what it
 // left out.
 func truncatedMessage(s *manifest.Source) string {
-	omitted := count(s.OmittedChars, "char") + " omitted"
+	omitted := display.Plural(s.OmittedChars, "char") + " omitted"
 	unit, limit := cutBy(s)
 	if s.OmittedTokens != nil && (unit == "token" || *s.OmittedTokens > 0 && s.OmittedChars == 0) {
-		omitted = count(*s.OmittedTokens, "token") + " (" + count(s.OmittedChars, "char") + ") omitted"
+		omitted = display.Plural(*s.OmittedTokens, "token") + " (" + display.Plural(s.OmittedChars, "char") + ") omitted"
 	}
 	if deref(s.EmittedChars) == 0 {
 		left := ""
 		if unit != "" {
-			left = " (" + count(limit, unit) + " left)"
+			left = " (" + display.Plural(limit, unit) + " left)"
 		}
 		return "left out: budget " + s.Budget + " was used up" + left + ", " + omitted
 	}
 	if unit == "" {
 		return "cut by budget " + s.Budget + ", " + omitted
 	}
-	return "cut at " + count(limit, unit) + " by budget " + s.Budget + ", " + omitted
+	return "cut at " + display.Plural(limit, unit) + " by budget " + s.Budget + ", " + omitted
 }
 
 // cutBy names the limit that cut s: "line", "char" or "token" with its
@@ -364,14 +364,6 @@ func deref(p *int) int {
 		return 0
 	}
 	return *p
-}
-
-// count is n with its unit, in the plural unless n is 1: "8,639 tokens".
-func count(n int, unit string) string {
-	if n == 1 {
-		return "1 " + unit
-	}
-	return display.Int(n) + " " + unit + "s"
 }
 
 // number shows a threshold: whole numbers with thousands separators.

@@ -70,7 +70,7 @@ func (r *Report) AddObserved(rec *observe.Record) error {
 	if float64(o.Tokens) > r.Thresholds.TotalTokens {
 		r.Findings = append(r.Findings, Finding{SourceID: "observed", Code: CodeObservedOverTotal, Severity: Warning,
 			Message: fmt.Sprintf("%s sent %s in its turn (observed), over the total limit of %s: its own system prompt and tool schemas count too",
-				mdtext.Escape(string(rec.Agent)), count(o.Tokens, "token"), number(r.Thresholds.TotalTokens))})
+				mdtext.Escape(string(rec.Agent)), display.Plural(o.Tokens, "token"), number(r.Thresholds.TotalTokens))})
 	}
 	if c := rec.Comparison; c != nil {
 		for _, f := range c.Files {
@@ -132,9 +132,9 @@ func observedLine(rep *Report) string {
 	if o.Client != "" {
 		who = mdtext.Escape(o.Client)
 	}
-	s := fmt.Sprintf("The agent sent (observed, %s): %s in its turn = %s", who, count(o.Tokens, "token"), strings.Join(parts, " + "))
+	s := fmt.Sprintf("The agent sent (observed, %s): %s in its turn = %s", who, display.Plural(o.Tokens, "token"), strings.Join(parts, " + "))
 	if o.InputTokens != nil {
-		s += "; the provider counted " + count(*o.InputTokens, "input token")
+		s += "; the provider counted " + display.Plural(*o.InputTokens, "input token")
 	}
 	return s
 }

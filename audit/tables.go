@@ -74,7 +74,7 @@ func agentLine(rep *Report) string {
 		if n := rep.Native.Conditional; n > 0 {
 			more = ", " + display.Int(n) + " more " + display.Conditions(n)
 		}
-		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself%s)", rep.Agent, m.Profile.Name, count(rep.Native.Files, "file"), more)
+		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself%s)", rep.Agent, m.Profile.Name, display.Plural(rep.Native.Files, "file"), more)
 	case rep.Agent == manifest.DefaultAgent:
 		return rep.Agent + " (no agent or profile given; --profile NAME lists what an agent loads by itself)"
 	}
@@ -91,10 +91,10 @@ func seenLine(rep *Report) string {
 	if n.Files == 0 && n.Conditional == 0 {
 		return ""
 	}
-	s := "The agent sees: " + count(n.Tokens+rep.Total.Tokens, "token") + " = " + count(n.Tokens, "token") +
-		" it loads by itself (" + count(n.Files, "file") + ") + " + count(rep.Total.Tokens, "token") + " from ctx"
+	s := "The agent sees: " + display.Plural(n.Tokens+rep.Total.Tokens, "token") + " = " + display.Plural(n.Tokens, "token") +
+		" it loads by itself (" + display.Plural(n.Files, "file") + ") + " + display.Plural(rep.Total.Tokens, "token") + " from ctx"
 	if n.Conditional > 0 {
-		s += "; " + count(n.Conditional, "more file") + " only " + display.Conditions(n.Conditional)
+		s += "; " + display.Plural(n.Conditional, "more file") + " only " + display.Conditions(n.Conditional)
 	}
 	return s
 }
@@ -233,7 +233,7 @@ func foldConditional(rep *Report, nm names, rows [][]string, details bool) ([][]
 		return out, ""
 	}
 	return out, fmt.Sprintf("%s the agent loads only when their conditions apply are folded by directory (--details lists each)",
-		count(len(fold), "file"))
+		display.Plural(len(fold), "file"))
 }
 
 // fittedSourceRows are the rows of the sources table. A file the agent
@@ -361,7 +361,7 @@ func fittedFindingRows(rows []findingRow) [][]string {
 
 func totalSizes(rep *Report) string {
 	t := rep.Total
-	return count(t.Tokens, "token") + ", " + count(t.Chars, "char") + ", " + count(t.Lines, "line") + ", " + count(t.Bytes, "byte")
+	return display.Plural(t.Tokens, "token") + ", " + display.Plural(t.Chars, "char") + ", " + display.Plural(t.Lines, "line") + ", " + display.Plural(t.Bytes, "byte")
 }
 
 func limits(rep *Report) string {

@@ -43,7 +43,7 @@ func WriteSummary(w io.Writer, r *Record, o SummaryOptions) error {
 		agent = "the program"
 	}
 	turn := r.Turn()
-	fmt.Fprintf(w, "ctx observe: %s, %s; %s\n", clean(agent), r.Mode, plural(len(r.Requests), "request"))
+	fmt.Fprintf(w, "ctx observe: %s, %s; %s\n", clean(agent), r.Mode, display.Plural(len(r.Requests), "request"))
 	if turn == nil {
 		fmt.Fprintln(w, "No request to a model was made: the agent ended before it asked its model,")
 		fmt.Fprintln(w, "or its own settings sent it to an endpoint ctx does not know.")
@@ -155,13 +155,6 @@ func share(n, total int) string {
 		return "<1%"
 	}
 	return fmt.Sprintf("%.0f%%", p)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return display.Int(n) + " " + what + "s"
 }
 
 func orNone(s string) string {

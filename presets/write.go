@@ -162,7 +162,7 @@ func Write(w io.Writer, s Status, f Format) error {
 		if s.Description != "" {
 			b.WriteString("description: " + mdtext.Escape(s.Description) + "\n")
 		}
-		fmt.Fprintf(&b, "files: %s, %s found\n", plural(len(s.Files), "entry", "entries"), plural(s.Found, "file", "files"))
+		fmt.Fprintf(&b, "files: %s, %s found\n", display.Count(len(s.Files), "entry", "entries"), display.Count(s.Found, "file", "files"))
 		missing := map[string]bool{}
 		for _, m := range s.Missing {
 			missing[m] = true
@@ -206,11 +206,4 @@ func escapeAll(names []string) string {
 		out[i] = mdtext.Escape(n)
 	}
 	return strings.Join(out, ", ")
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return display.Int(n) + " " + many
 }

@@ -27,7 +27,7 @@ func (c *Chain) heading(home string) string {
 		root += "\nRules checked against " + v + " (what it sent, observed by ctx observe)"
 	}
 	loaded, conditional := c.Loaded()
-	parts := []string{plural(loaded, "file") + " the agent loads by itself"}
+	parts := []string{display.Plural(loaded, "file") + " the agent loads by itself"}
 	if conditional > 0 {
 		parts = append(parts, strconv.Itoa(conditional)+" more "+display.Conditions(conditional))
 	}
@@ -42,13 +42,6 @@ func (c *Chain) heading(home string) string {
 		return fmt.Sprintf("Profile %s: %s, in load order\n%s", c.Profile, parts[0], root)
 	}
 	return fmt.Sprintf("Profile %s: %s; %d listed in load order\n%s", c.Profile, strings.Join(parts, ", "), len(c.Files), root)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return display.Int(n) + " " + what + "s"
 }
 
 // WriteTable writes the chain as `ctx discover --profile` prints it: a

@@ -94,13 +94,13 @@ func WriteVerify(w io.Writer, rep *VerifyReport, f Format, width int) error {
 func verifySummary(rep *VerifyReport) string {
 	local := ""
 	if rep.Local > 0 {
-		local = "; " + plural(rep.Local, "machine-local row") + " differ (files outside the repository, each machine's own: not drift)"
+		local = "; " + display.Plural(rep.Local, "machine-local row") + " differ (files outside the repository, each machine's own: not drift)"
 		if rep.Local == 1 {
 			local = "; 1 machine-local row differs (a file outside the repository, each machine's own: not drift)"
 		}
 	}
 	if rep.Drifted == 0 {
-		return fmt.Sprintf("no drift: %s unchanged", plural(len(rep.Rows)-rep.Local, "row")) + local
+		return fmt.Sprintf("no drift: %s unchanged", display.Plural(len(rep.Rows)-rep.Local, "row")) + local
 	}
 	var parts []string
 	for _, s := range States()[1:] {
@@ -114,12 +114,12 @@ func verifySummary(rep *VerifyReport) string {
 			parts = append(parts, fmt.Sprintf("%d %s", n, s))
 		}
 	}
-	out := fmt.Sprintf("drift: %d of %s", rep.DriftedRows(), plural(len(rep.Rows), "row"))
+	out := fmt.Sprintf("drift: %d of %s", rep.DriftedRows(), display.Plural(len(rep.Rows), "row"))
 	if len(parts) > 0 {
 		out += " (" + strings.Join(parts, ", ") + ")"
 	}
 	if n := len(rep.Settings); n > 0 {
-		out += "; " + plural(n, "setting") + " changed"
+		out += "; " + display.Plural(n, "setting") + " changed"
 	}
 	return out + local
 }
@@ -293,9 +293,9 @@ func diffRows(rep *DiffReport) [][]string {
 			o, n := d.Old, d.New
 			switch c {
 			case ChangeAdded:
-				add("history", c, "-", n.File+", "+plural(n.TokensAfter, "token"))
+				add("history", c, "-", n.File+", "+display.Plural(n.TokensAfter, "token"))
 			case ChangeRemoved:
-				add("history", c, o.File+", "+plural(o.TokensAfter, "token"), "-")
+				add("history", c, o.File+", "+display.Plural(o.TokensAfter, "token"), "-")
 			case ChangePath:
 				add("history", c, o.File, n.File)
 			case ChangeContent:
@@ -314,7 +314,7 @@ func loaded(n *NativeState) string {
 	if n == nil {
 		return "-"
 	}
-	return display.Int(n.LoadedBytes) + " bytes, " + plural(n.LoadedTokens, "token")
+	return display.Int(n.LoadedBytes) + " bytes, " + display.Plural(n.LoadedTokens, "token")
 }
 
 func loadedNew(o, n *NativeState) string {
@@ -338,16 +338,16 @@ func agentCut(n *NativeState) string {
 
 func describeSource(s *SourceState) string {
 	if s.Included {
-		return fmt.Sprintf("included, %s", plural(s.EmittedTokens, "token"))
+		return fmt.Sprintf("included, %s", display.Plural(s.EmittedTokens, "token"))
 	}
 	return string(s.Reason)
 }
 
 func describeFile(f *FileState) string {
 	if f.Status == "ok" {
-		return fmt.Sprintf("%s, %s", f.ViewMode, plural(f.EmittedTokens, "token"))
+		return fmt.Sprintf("%s, %s", f.ViewMode, display.Plural(f.EmittedTokens, "token"))
 	}
-	return fmt.Sprintf("%s, %s, %s", f.ViewMode, f.Status, plural(f.EmittedTokens, "token"))
+	return fmt.Sprintf("%s, %s, %s", f.ViewMode, f.Status, display.Plural(f.EmittedTokens, "token"))
 }
 
 // describeUse shows the budget a source used and what was left of it.
@@ -386,13 +386,6 @@ func delta(d int) string {
 		return "+" + display.Int(d)
 	}
 	return display.Int(d)
-}
-
-func plural(n int, what string) string {
-	if n == 1 {
-		return "1 " + what
-	}
-	return display.Int(n) + " " + what + "s"
 }
 
 // shortHash shows the start of a hash, or else the status, or "-".

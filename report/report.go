@@ -309,21 +309,7 @@ func deref(p *int) int {
 	return *p
 }
 
-// plural is "1 file", "2 files" (nouns ending in s or y as in English).
-func plural(n int, noun string) string {
-	if n != 1 {
-		switch {
-		case strings.HasSuffix(noun, "y") && !strings.HasSuffix(noun, "ey"):
-			noun = noun[:len(noun)-1] + "ies"
-		case strings.HasSuffix(noun, "s"):
-		default:
-			noun += "s"
-		}
-	}
-	return display.Int(n) + " " + noun
-}
-
-func tokens(n int) string { return plural(n, "token") }
+func tokens(n int) string { return display.Plural(n, "token") }
 
 // percent formats 100·used/allowed with a fixed precision, at most 100.
 func percent(used, allowed float64) string {
@@ -374,7 +360,7 @@ func (v *viewer) stats() []stat {
 	}
 	out = append(out, stat{display.Int(rep.Total.Tokens), "tokens sent by ctx"})
 	if n := rep.Native; n.Files > 0 {
-		out = append(out, stat{display.Int(n.Tokens), "tokens the agent loads itself (" + plural(n.Files, "file") + ")"})
+		out = append(out, stat{display.Int(n.Tokens), "tokens the agent loads itself (" + display.Plural(n.Files, "file") + ")"})
 	}
 	out = append(out, stat{display.Int(included) + " / " + display.Int(len(v.m.Sources)), "instruction sources sent"})
 	if len(v.m.Files) > 0 {
@@ -410,10 +396,10 @@ func decision(s manifest.Source) string {
 func omitted(chars, lines int, toks *int) string {
 	var parts []string
 	if chars > 0 {
-		parts = append(parts, plural(chars, "char"))
+		parts = append(parts, display.Plural(chars, "char"))
 	}
 	if lines > 0 {
-		parts = append(parts, plural(lines, "line"))
+		parts = append(parts, display.Plural(lines, "line"))
 	}
 	if toks != nil && *toks > 0 {
 		parts = append(parts, tokens(*toks))
@@ -510,7 +496,7 @@ func (v *viewer) files(top int) ([]fileRow, string) {
 		}
 		out = append(out, fileRow{Path: path, View: fileView(r), Status: string(r.Status), Tokens: display.Int(r.EmittedTokens), Source: src, Note: fileNote(r)})
 	}
-	note := plural(len(v.m.Files), "file") + " recorded, " + display.Int(sent) + " sent, " + tokens(toks) + " in their blocks"
+	note := display.Plural(len(v.m.Files), "file") + " recorded, " + display.Int(sent) + " sent, " + tokens(toks) + " in their blocks"
 	if len(out) < len(v.m.Files) {
 		note += "; the " + display.Int(len(out)) + " largest:"
 	}
@@ -539,7 +525,7 @@ func (v *viewer) cuts() []cut {
 	if p := v.m.Profile; p != nil {
 		for _, f := range p.Files {
 			if f.CutBytes > 0 {
-				out = append(out, cut{What: "agent", Where: v.id(f.ID), Detail: "the agent itself drops " + plural(f.CutBytes, "byte") + " (" + mdtext.Escape(f.Rule) + ")"})
+				out = append(out, cut{What: "agent", Where: v.id(f.ID), Detail: "the agent itself drops " + display.Plural(f.CutBytes, "byte") + " (" + mdtext.Escape(f.Rule) + ")"})
 			}
 		}
 	}
@@ -558,7 +544,7 @@ func (v *viewer) cuts() []cut {
 		}
 	}
 	if h := v.m.History; h != nil && (h.MessagesOut < h.MessagesIn || h.TokensAfter < h.TokensBefore || h.Stubbed > 0) {
-		d := display.Int(h.MessagesOut) + " of " + plural(h.MessagesIn, "message") + " sent, " +
+		d := display.Int(h.MessagesOut) + " of " + display.Plural(h.MessagesIn, "message") + " sent, " +
 			display.Int(h.TokensAfter) + " of " + tokens(h.TokensBefore)
 		type drop struct {
 			reason string
@@ -651,7 +637,7 @@ func (v *viewer) limits() (total []bar, layers []bar, note string) {
 	total = append(total, thresholdBar("total sent (total_tokens)", t, th.TotalTokens))
 	if n := v.rep.Native; n.Files > 0 {
 		total = append(total, bar{Label: "loaded by the agent itself", Used: display.Int(n.Tokens), NoLimit: true,
-			Note: "not counted in the total: the agent reads " + plural(n.Files, "file") + " on its own"})
+			Note: "not counted in the total: the agent reads " + display.Plural(n.Files, "file") + " on its own"})
 	}
 	type src struct {
 		id   string
@@ -708,7 +694,7 @@ func (v *viewer) footer() ([]pair, error) {
 		{"thresholds", "layer_tokens " + thresholdText(v.rep.Thresholds.LayerTokens) + ", total_tokens " + thresholdText(v.rep.Thresholds.TotalTokens)},
 		{"manifest BLAKE3", measure.Hash(data)},
 		{"rendered text BLAKE3", measure.Hash(text)},
-		{"rendered text", plural(len(text), "byte") + ", " + tokens(v.rep.Total.Tokens)},
+		{"rendered text", display.Plural(len(text), "byte") + ", " + tokens(v.rep.Total.Tokens)},
 	}
 	for _, s := range m.Sections {
 		out = append(out, pair{"section " + mdtext.Escape(string(s.ID)) + " BLAKE3", s.Hash})
@@ -798,12 +784,12 @@ func (v *viewer) headings(ctx context.Context, est measure.Estimator, top int, r
 	}
 	var in []string
 	if sent > 0 {
-		in = append(in, plural(sent, "instruction fragment")+" ctx sends")
+		in = append(in, display.Plural(sent, "instruction fragment")+" ctx sends")
 	}
 	if native > 0 {
-		in = append(in, plural(native, "file")+" the agent loads itself")
+		in = append(in, display.Plural(native, "file")+" the agent loads itself")
 	}
-	note := plural(len(all), "section") + " in " + strings.Join(in, " and ") + ", split at their # headings"
+	note := display.Plural(len(all), "section") + " in " + strings.Join(in, " and ") + ", split at their # headings"
 	if notRead != "" {
 		note += "; " + notRead
 	}
@@ -919,7 +905,7 @@ func (v *viewer) treemap(minArea float64) *treemapView {
 		case manifest.SectionHistory:
 			tip := "discussion history\n" + tokens(s.Tokens)
 			if h := v.m.History; h != nil {
-				tip += "\n" + mdtext.Escape(h.File) + ": " + display.Int(h.MessagesOut) + " of " + plural(h.MessagesIn, "message")
+				tip += "\n" + mdtext.Escape(h.File) + ": " + display.Int(h.MessagesOut) + " of " + display.Plural(h.MessagesIn, "message")
 			}
 			root.children = append(root.children, &node{kind: kindHistory, id: string(s.ID), label: "discussion history", tip: tip, tokens: s.Tokens})
 		}
@@ -934,7 +920,7 @@ func (v *viewer) treemap(minArea float64) *treemapView {
 			}
 			label := observedLabel(p)
 			agent.children = append(agent.children, &node{kind: kindAgent, id: "observed/" + string(p.Kind), label: label,
-				tip: label + "\n" + tokens(p.Tokens) + ", " + plural(p.Bytes, "byte") + "\nsent by " + mdtext.Escape(orAgent(o)), tokens: p.Tokens})
+				tip: label + "\n" + tokens(p.Tokens) + ", " + display.Plural(p.Bytes, "byte") + "\nsent by " + mdtext.Escape(orAgent(o)), tokens: p.Tokens})
 		}
 		if len(agent.children) > 0 {
 			root.children = append([]*node{agent}, root.children...)

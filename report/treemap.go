@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
@@ -233,8 +234,8 @@ func layout(n *node, r rect, minArea float64, depth int, dir string, tiles, grou
 	if kids == nil {
 		// every child is too small: the group is one tile
 		more := &node{kind: kindMore, id: n.id, tokens: n.tokens, files: n.files,
-			label: strings.TrimSuffix(n.label, "/") + "/ (" + plural(n.files, n.noun) + ")",
-			tip:   n.tip + "\n" + plural(n.files, n.noun) + ", too small to show one by one"}
+			label: strings.TrimSuffix(n.label, "/") + "/ (" + display.Plural(n.files, n.noun) + ")",
+			tip:   n.tip + "\n" + display.Plural(n.files, n.noun) + ", too small to show one by one"}
 		*tiles = append(*tiles, makeTile(more, r, depth, ""))
 		return
 	}
@@ -295,12 +296,12 @@ func mergeSmall(n *node, area, minArea float64) []*node {
 		more.tokens += k.tokens
 		more.files += k.files
 	}
-	more.label = plural(more.files, "more "+n.noun)
+	more.label = display.Plural(more.files, "more "+n.noun)
 	where := ""
 	if n.label != "" {
 		where = " in " + n.label
 	}
-	more.tip = plural(more.files, "more "+n.noun) + where + "\n" + tokens(more.tokens)
+	more.tip = display.Plural(more.files, "more "+n.noun) + where + "\n" + tokens(more.tokens)
 	kids = append(kids[:cut], more)
 	slices.SortStableFunc(kids, func(a, b *node) int { return cmp.Compare(b.tokens, a.tokens) })
 	return kids

@@ -198,10 +198,10 @@ func fileRow(f aggregate.FileStats, indent string) []string {
 func totalRow(t Totals, listed, shown int) []string {
 	var notes []string
 	if shown >= 0 {
-		notes = append(notes, fmt.Sprintf("top %s of %s", display.Int(shown), plural(t.Files, "file", "files")))
+		notes = append(notes, fmt.Sprintf("top %s of %s", display.Int(shown), display.Count(t.Files, "file", "files")))
 	}
 	if e := listed - t.Files; e > 0 {
-		notes = append(notes, plural(e, "file not read", "files not read"))
+		notes = append(notes, display.Count(e, "file not read", "files not read"))
 	}
 	return []string{statsTotalLabel, num(t.Files), num(t.Lines), num(t.Symbols), num(t.Bytes), num(t.Tokens), strings.Join(notes, "; ")}
 }
@@ -308,15 +308,15 @@ func treeText(root *Node, threshold, width int) string {
 			}
 		}
 		if f := n.Folded; f != nil {
-			sums := fmt.Sprintf("(%s, %s)", plural(f.Tokens, "token", "tokens"), plural(f.Files, "file", "files"))
-			l := fmt.Sprintf("%s└── … %s below %s %s", prefix, plural(f.Entries, "more entry", "more entries"),
-				plural(threshold, "token", "tokens"), sums)
+			sums := fmt.Sprintf("(%s, %s)", display.Count(f.Tokens, "token", "tokens"), display.Count(f.Files, "file", "files"))
+			l := fmt.Sprintf("%s└── … %s below %s %s", prefix, display.Count(f.Entries, "more entry", "more entries"),
+				display.Count(threshold, "token", "tokens"), sums)
 			if width > 0 && table.Width(l) > width {
 				// too wide: the threshold is the same on every such line
 				l = fmt.Sprintf("%s└── … %s more %s", prefix, display.Int(f.Entries), sums)
 			}
 			if width > 0 && table.Width(l) > width {
-				l = fmt.Sprintf("%s└── … %s more (%s)", prefix, display.Int(f.Entries), plural(f.Tokens, "token", "tokens"))
+				l = fmt.Sprintf("%s└── … %s more (%s)", prefix, display.Int(f.Entries), display.Count(f.Tokens, "token", "tokens"))
 			}
 			b.WriteString(l + "\n")
 		}
@@ -338,18 +338,11 @@ func nodeLine(n *Node, cut int) string {
 		if n.Path == "." {
 			name = "./"
 		}
-		return fmt.Sprintf("%s (%s, %s)", name, plural(n.Tokens, "token", "tokens"), plural(n.Files, "file", "files"))
+		return fmt.Sprintf("%s (%s, %s)", name, display.Count(n.Tokens, "token", "tokens"), display.Count(n.Files, "file", "files"))
 	case n.Error != "":
 		return name + " (error: " + n.Error + ")"
 	case n.Binary:
-		return fmt.Sprintf("%s (binary, %s)", name, plural(n.Bytes, "byte", "bytes"))
+		return fmt.Sprintf("%s (binary, %s)", name, display.Count(n.Bytes, "byte", "bytes"))
 	}
-	return fmt.Sprintf("%s (%s)", name, plural(n.Tokens, "token", "tokens"))
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return display.Int(n) + " " + many
+	return fmt.Sprintf("%s (%s)", name, display.Count(n.Tokens, "token", "tokens"))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/urfave/cli/v2"
 
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/presets"
 )
 
@@ -207,7 +208,7 @@ func (e *env) presetSave(c *cli.Context) error {
 			fmt.Fprintf(e.stderr, "ctx: warning: preset %s: the project preset of the same name (%s:%d) overrides it here\n", name, q.File, q.Line)
 		}
 	}
-	_, err = fmt.Fprintf(e.stdout, "saved user preset %s (%s) to %s\n", name, plural(len(pr.Files), "entry", "entries"), file)
+	_, err = fmt.Fprintf(e.stdout, "saved user preset %s (%s) to %s\n", name, display.Count(len(pr.Files), "entry", "entries"), file)
 	return err
 }
 
@@ -243,11 +244,4 @@ func (e *env) presetDelete(c *cli.Context) error {
 	}
 	_, err = fmt.Fprintf(e.stdout, "deleted user preset %s from %s\n", name, file)
 	return err
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return fmt.Sprintf("%d %s", n, many)
 }

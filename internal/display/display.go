@@ -126,3 +126,26 @@ func MoreCredentials(n int) string {
 	}
 	return Int(n) + " more credentials are"
 }
+
+// Count writes n with the noun that fits it: "1 file", "1,234 files". one
+// and many are the singular and plural, for nouns whose plural is not
+// regular (see [Plural]).
+func Count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return Int(n) + " " + many
+}
+
+// Plural is [Count] with the regular English plural of noun: "s" added,
+// or "ies" for a consonant and "y" ("1 entry", "2 entries", "3 keys").
+func Plural(n int, noun string) string {
+	return Count(n, noun, pluralOf(noun))
+}
+
+func pluralOf(noun string) string {
+	if len(noun) >= 2 && strings.HasSuffix(noun, "y") && !strings.ContainsRune("aeiou", rune(noun[len(noun)-2])) {
+		return noun[:len(noun)-1] + "ies"
+	}
+	return noun + "s"
+}

@@ -77,3 +77,29 @@ func TestInt(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for _, tc := range []struct {
+		n    int
+		noun string
+		want string
+	}{
+		{0, "file", "0 files"},
+		{1, "file", "1 file"},
+		{2, "file", "2 files"},
+		{1234, "token", "1,234 tokens"},
+		{1, "entry", "1 entry"},
+		{2, "entry", "2 entries"},
+		{2, "more entry", "2 more entries"},
+		{2, "key", "2 keys"},
+		{2, "day", "2 days"},
+		{-1, "byte", "-1 bytes"},
+	} {
+		if got := Plural(tc.n, tc.noun); got != tc.want {
+			t.Errorf("Plural(%d, %q) = %q, want %q", tc.n, tc.noun, got, tc.want)
+		}
+	}
+	if got := Count(3, "file not read", "files not read"); got != "3 files not read" {
+		t.Errorf("Count = %q", got)
+	}
+}

@@ -173,7 +173,7 @@ func TestDocTokensAddUp(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, name := range []string{"o200k", "cl100k", "chars4"} {
 		est, _ := measure.ParseEstimator(name)
-		for range testlane.Rounds(200, 5) {
+		for range testlane.Rounds(200, 20) {
 			d := newDocument(nil, true, est)
 			d.section("## Files\n\n")
 			for range 1 + r.IntN(6) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/zricethezav/gitleaks/v8/detect/codec"
+
+	"github.com/ctxaudit/ctx/internal/testlane"
 )
 
 // segments is how many encoded segments gitleaks' decoder finds in text
@@ -64,6 +66,7 @@ func TestDecodable(t *testing.T) {
 // scan windows them), decodable is never false where the decoder finds a
 // segment, and it is false for most windows.
 func TestDecodableOnCode(t *testing.T) {
+	testlane.Heavy(t, "windows every file of the repository; decodable has no concurrency")
 	var files []string
 	for _, g := range []string{"../../*/*.go", "../../*/*/*.go", "../../*/testdata/*", "../../docs/*.md"} {
 		m, _ := filepath.Glob(g)

@@ -1,29 +1,20 @@
 package aggregate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
-// binarySniff is how many leading bytes are searched for a NUL byte.
-const binarySniff = 8000
-
 // IsBinary reports whether src looks binary: a NUL byte in the first 8000
-// bytes, or invalid UTF-8 anywhere.
-func IsBinary(src []byte) bool {
-	if bytes.IndexByte(src[:min(len(src), binarySniff)], 0) >= 0 {
-		return true
-	}
-	return !utf8.Valid(src)
-}
+// bytes, or invalid UTF-8 anywhere ([fileio.IsBinary]).
+func IsBinary(src []byte) bool { return fileio.IsBinary(src) }
 
 // FenceLanguage is the info string of a file's code fence: its extension in
 // lower case (letters, digits, "+", "-" and "_" only), or "text".

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/measure"
@@ -50,9 +51,9 @@ func CheckSlices(ctx context.Context, opts Options) (*SliceCheck, error) {
 		}
 		for _, sl := range it.Slices {
 			switch sl.Resolution {
-			case ResolutionOrphaned:
+			case slice.ResolutionOrphaned:
 				r.Orphaned++
-			case ResolutionMoved, ResolutionAnchored, ResolutionFuzzy:
+			case slice.ResolutionMoved, slice.ResolutionAnchored, slice.ResolutionFuzzy:
 				r.Moved++
 			}
 		}

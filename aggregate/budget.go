@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/secrets"
 )
 
@@ -197,7 +198,7 @@ type rungView struct {
 	mode      ViewMode
 	fence     string
 	truncated string
-	slices    []SliceResult
+	slices    []slice.Result
 	emitted   Measured
 	cost      segCost // of the block in the document (under max_tokens)
 	text      string  // the view's text when kept is set

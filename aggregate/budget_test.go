@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/measure"
 
 	"github.com/ctxaudit/ctx/internal/display"
@@ -304,7 +305,7 @@ func TestBudgetCustomAndSummaryNotCheaper(t *testing.T) {
 	}
 	dir := tree(t, map[string]string{"m.py": strings.Join(lines, "\n") + "\n"})
 	items := build(t, Options{Engine: codeview.Engine(), BaseDir: dir, MaxTokens: measure.Max(int64(30)), Files: []FileItem{{
-		Path: "m.py", ViewMode: ViewCustom, CustomSlices: []Slice{{StartLine: 1, EndLine: 20, Tag: "t"}},
+		Path: "m.py", ViewMode: ViewCustom, CustomSlices: []slice.Slice{{StartLine: 1, EndLine: 20, Tag: "t"}},
 	}}})
 	if it := items[0]; it.Status != StatusOmitted || it.Degraded != "custom → omitted (max_tokens 30)" || len(it.Slices) != 1 {
 		t.Errorf("custom: %+v", states(items))

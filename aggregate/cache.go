@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/version"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -118,9 +119,9 @@ func (o Options) view(ctx context.Context, eng Engine, label string, src []byte,
 		if res, err := decodeView(b); err == nil {
 			res.Language = languageOf(eng, label)
 			if len(f.CustomSlices) > 0 {
-				res.Slices = make([]SliceResult, len(f.CustomSlices))
+				res.Slices = make([]slice.Result, len(f.CustomSlices))
 				for i, s := range f.CustomSlices {
-					res.Slices[i] = ResolveSlice(src, s)
+					res.Slices[i] = slice.Resolve(src, s)
 				}
 			}
 			return res

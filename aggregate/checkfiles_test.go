@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 )
 
 func TestCheckFiles(t *testing.T) {
@@ -34,10 +35,10 @@ func TestCheckFiles(t *testing.T) {
 // a long resolution wraps (it ran to 157 columns).
 func TestSliceCheckTableWidth(t *testing.T) {
 	r := &SliceCheck{Items: []Item{
-		{Path: "packages/server/src/handlers/authentication/session-tokens.py", Slices: []SliceResult{
-			{Tag: "a-rather-long-tag-for-the-parser", OldStart: 10, OldEnd: 24, Resolution: ResolutionOrphaned,
+		{Path: "packages/server/src/handlers/authentication/session-tokens.py", Slices: []slice.Result{
+			{Tag: "a-rather-long-tag-for-the-parser", OldStart: 10, OldEnd: 24, Resolution: slice.ResolutionOrphaned,
 				Reason: "the slice text was not found in the current file, and no anchor or fingerprint placed it"},
-			{Tag: "main", OldStart: 30, OldEnd: 31, NewStart: 32, NewEnd: 33, Resolution: ResolutionMoved},
+			{Tag: "main", OldStart: 30, OldEnd: 31, NewStart: 32, NewEnd: 33, Resolution: slice.ResolutionMoved},
 		}},
 	}}
 	for _, width := range []int{80, 100} {

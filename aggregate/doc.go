@@ -106,7 +106,7 @@
 //     original's heading).
 //   - custom: only the custom slices, each "[Slice: <tag>] (<comment>)",
 //     "Lines <start>-<end>:" and the lines, joined by blank lines, fenced.
-//     Slices are re-resolved first ([ResolveSlice]); an orphaned slice shows
+//     Slices are re-resolved first ([slice.Resolve]); an orphaned slice shows
 //     "ORPHANED" and never its stale lines.
 //
 // force_full renders in full whatever the view or strategy; auto_aggregate
@@ -192,17 +192,13 @@
 //
 // # Slices
 //
-// [NewSlice] pins a line range with the BLAKE3 hash of its text, up to three
-// anchor lines on each side, and a per-line fingerprint of whitespace-
-// normalised digests. [ResolveSlice] re-finds it in the current file:
-// unchanged (hash at the old range), moved (a unique exact match), anchored
-// (between its anchors), fuzzy (similarity search over the fingerprint with
-// a threshold and a margin over the best non-overlapping runner-up), or
-// orphaned. Manual Slop's slices load too: a SHA-256 content hash
-// (Slice.HashAlgorithm, or found out by the hash that matches, BLAKE3
-// first; SliceResult.HashAlgorithm records it) and anchor lines as one list
-// (Anchors.Context), tried at every split into a block before and a block
-// after, and accepted only when the splits agree on one range.
+// Package aggregate/slice pins a line range ([slice.New]: the hash of its
+// text, its anchor lines, a fingerprint) and finds it again in the current
+// file ([slice.Resolve]: unchanged, moved, anchored, fuzzy, orphaned or
+// unpinned), Manual Slop's slices (SHA-256 hashes, anchor lines as one list)
+// included. The custom view shows each [slice.Result] as above, and
+// [CheckSlices] resolves the slices of the entries without rendering
+// views, for `ctx slice check`.
 //
 // # Purity
 //

@@ -69,22 +69,3 @@ func Example() {
 	// secret.txt: ok, none, 12 bytes in, 47 bytes out
 	// *.md: error, full, 0 bytes in, 53 bytes out
 }
-
-func ExampleResolveSlice() {
-	old := []byte("import os\n\ndef main():\n    run()\n")
-	s, _ := aggregate.NewSlice(old, 3, 4, "main", "entry point")
-
-	// two lines are inserted above the slice
-	cur := []byte("import os\nimport sys\n\n\ndef main():\n    run()\n")
-	r := aggregate.ResolveSlice(cur, s)
-	fmt.Printf("%s: lines %d-%d -> %d-%d\n%s\n", r.Resolution, r.OldStart, r.OldEnd, r.NewStart, r.NewEnd, r.Content)
-
-	// the slice is deleted
-	r = aggregate.ResolveSlice([]byte("import os\n"), s)
-	fmt.Println(r.Resolution, r.Content == "")
-	// Output:
-	// moved: lines 3-4 -> 5-6
-	// def main():
-	//     run()
-	// orphaned true
-}

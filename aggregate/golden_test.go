@@ -3,6 +3,8 @@ package aggregate
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -12,6 +14,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/goldenfile"
 )
 
@@ -52,9 +55,9 @@ func projectSrc(t *testing.T, rel string) []byte {
 	return b
 }
 
-func pin(t *testing.T, rel string, start, end int, tag, comment string) Slice {
+func pin(t *testing.T, rel string, start, end int, tag, comment string) slice.Slice {
 	t.Helper()
-	s, err := NewSlice(projectSrc(t, rel), start, end, tag, comment)
+	s, err := slice.New(projectSrc(t, rel), start, end, tag, comment)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,6 +72,11 @@ var codeFiles = []string{"src/app.py", "src/pkg/util.go", "native/engine.c", "na
 func seedHash(t *testing.T, start, end int, suffix string) string {
 	lines := strings.Split(string(projectSrc(t, "src/app.py")), "\n")
 	return sha256Hex(strings.Join(lines[start-1:end], "\n") + suffix)
+}
+
+func sha256Hex(s string) string {
+	sum := sha256.Sum256([]byte(s))
+	return hex.EncodeToString(sum[:])
 }
 
 func withView(mode ViewMode, paths ...string) []FileItem {
@@ -86,7 +94,7 @@ func goldenCases(t *testing.T) []struct {
 	stale := pin(t, "src/app.py", 9, 10, "stale", "")
 	stale.ContentHash = strings.Repeat("0", 64)
 	stale.Fingerprint = "aaaaaa bbbbbb"
-	stale.AnchorLines = Anchors{}
+	stale.AnchorLines = slice.Anchors{}
 	return []struct {
 		name string
 		opts Options
@@ -116,23 +124,23 @@ func goldenCases(t *testing.T) []struct {
 		}}},
 		// Manual Slop's slices: SHA-256 hashes, anchor_lines as a list
 		{"seed_slices", Options{Engine: codeview.Engine(), Files: []FileItem{
-			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []Slice{
+			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []slice.Slice{
 				{StartLine: 22, EndLine: 24, Tag: "client", ContentHash: seedHash(t, 22, 24, ""),
-					AnchorLines: Anchors{Context: []string{"", "", "    class Config:"}}},
+					AnchorLines: slice.Anchors{Context: []string{"", "", "    class Config:"}}},
 				{StartLine: 32, EndLine: 33, Tag: "init", Comment: "hashed with its line ends", ContentHash: seedHash(t, 32, 33, "\n")},
 				{StartLine: 27, EndLine: 28, Tag: "moved", ContentHash: seedHash(t, 29, 30, "")},
 				{StartLine: 36, EndLine: 39, ContentHash: sha256Hex("an older send"),
-					AnchorLines: Anchors{Context: []string{"    @retry(3)", "", "    async def close(self):"}}},
+					AnchorLines: slice.Anchors{Context: []string{"    @retry(3)", "", "    async def close(self):"}}},
 			}},
 		}}},
 		{"none_custom", Options{Engine: codeview.Engine(), Files: []FileItem{
 			{Path: "NOTES", ViewMode: ViewNone},
-			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []Slice{
+			{Path: "src/app.py", ViewMode: ViewCustom, CustomSlices: []slice.Slice{
 				pin(t, "src/app.py", 22, 24, "client", "the class header"),
 				{StartLine: 44, EndLine: 45},
 				stale,
 			}},
-			{Path: "README.md", ViewMode: ViewCustom, CustomSlices: []Slice{pin(t, "README.md", 7, 10, "fence", "contains ```")}},
+			{Path: "README.md", ViewMode: ViewCustom, CustomSlices: []slice.Slice{pin(t, "README.md", 7, 10, "fence", "contains ```")}},
 			{Path: "config.toml", ViewMode: ViewNone, ForceFull: true},
 			{Path: "web/app.js", NoAutoAggregate: true},
 			{Path: "web/types.ts", ViewMode: ViewCustom},

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
@@ -55,7 +56,7 @@ type FileItem struct {
 	// "def" (the whole definition), "sig" (the signature) or "hide".
 	ASTMask map[string]MaskMode `json:"ast_mask,omitempty"`
 	// CustomSlices are the line ranges shown by the custom view.
-	CustomSlices []Slice `json:"custom_slices,omitempty"`
+	CustomSlices []slice.Slice `json:"custom_slices,omitempty"`
 	// ASTSignatures and ASTDefinitions give the masked view a default for
 	// every top-level symbol that ASTMask does not name: its signature, or
 	// its whole definition (definitions win when both are set). On a file
@@ -180,7 +181,7 @@ type Item struct {
 	// MTime is the file's modification time; zero for missing files.
 	MTime time.Time `json:"mtime,omitzero"`
 	// Slices reports the resolution of every custom slice.
-	Slices []SliceResult `json:"slices,omitempty"`
+	Slices []slice.Result `json:"slices,omitempty"`
 
 	fence string       // the info string of Content's fence; "" for none
 	file  FileItem     // the settings in effect

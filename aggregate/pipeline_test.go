@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/testfs"
 )
 
@@ -344,11 +345,11 @@ func TestAutoAggregateAndForceFull(t *testing.T) {
 // view that would fail, or an orphaned slice, is never computed.
 func TestAutoAggregateSkipsView(t *testing.T) {
 	dir := tree(t, map[string]string{"fail.py": "FAIL\n", "m.py": "def f(): pass\n", "s.py": "x = 1\n", "bin.dat": "\x00\x01"})
-	stale := Slice{StartLine: 1, EndLine: 1, ContentHash: strings.Repeat("0", 64), Fingerprint: "aaaaaa"}
+	stale := slice.Slice{StartLine: 1, EndLine: 1, ContentHash: strings.Repeat("0", 64), Fingerprint: "aaaaaa"}
 	res, err := Run(context.Background(), Options{BaseDir: dir, Engine: fakeEngine{}, Files: []FileItem{
 		{Path: "fail.py", ViewMode: ViewSkeleton, NoAutoAggregate: true},
 		{Path: "m.py", ViewMode: ViewMasked, NoAutoAggregate: true}, // no mask: would fail
-		{Path: "s.py", ViewMode: ViewCustom, CustomSlices: []Slice{stale}, NoAutoAggregate: true},
+		{Path: "s.py", ViewMode: ViewCustom, CustomSlices: []slice.Slice{stale}, NoAutoAggregate: true},
 		{Path: "bin.dat", NoAutoAggregate: true},
 	}})
 	if err != nil {

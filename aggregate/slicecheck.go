@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
@@ -51,9 +52,9 @@ func CheckSlices(ctx context.Context, opts Options) (*SliceCheck, error) {
 		}
 		for _, sl := range it.Slices {
 			switch sl.Resolution {
-			case ResolutionOrphaned:
+			case slice.ResolutionOrphaned:
 				r.Orphaned++
-			case ResolutionMoved, ResolutionAnchored, ResolutionFuzzy:
+			case slice.ResolutionMoved, slice.ResolutionAnchored, slice.ResolutionFuzzy:
 				r.Moved++
 			}
 		}

@@ -1,29 +1,22 @@
 package aggregate
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"path"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/aggregate/slice"
+	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
-// binarySniff is how many leading bytes are searched for a NUL byte.
-const binarySniff = 8000
-
 // IsBinary reports whether src looks binary: a NUL byte in the first 8000
-// bytes, or invalid UTF-8 anywhere.
-func IsBinary(src []byte) bool {
-	if bytes.IndexByte(src[:min(len(src), binarySniff)], 0) >= 0 {
-		return true
-	}
-	return !utf8.Valid(src)
-}
+// bytes, or invalid UTF-8 anywhere ([fileio.IsBinary], which
+// aggregate/slice shares).
+func IsBinary(src []byte) bool { return fileio.IsBinary(src) }
 
 // FenceLanguage is the info string of a file's code fence: its extension in
 // lower case (letters, digits, "+", "-" and "_" only), or "text".
@@ -56,7 +49,7 @@ type ViewResult struct {
 	// Truncated says what a limit of the engine left out of the view
 	// (see [TruncatedError]); the view is still shown.
 	Truncated string
-	Slices    []SliceResult
+	Slices    []slice.Result
 	Err       error // the view failed; Text holds the error
 }
 
@@ -88,9 +81,9 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 		return res
 	}
 	if len(item.CustomSlices) > 0 {
-		res.Slices = make([]SliceResult, len(item.CustomSlices))
+		res.Slices = make([]slice.Result, len(item.CustomSlices))
 		for i, s := range item.CustomSlices {
-			res.Slices[i] = ResolveSlice(src, s)
+			res.Slices[i] = slice.Resolve(src, s)
 		}
 	}
 	defer func() {
@@ -234,7 +227,7 @@ func effectiveMask(ctx context.Context, eng Engine, lang string, src []byte, ite
 // An untagged slice shows "[Slice]"; without a comment the " (<comment>)"
 // part is left out. An orphaned slice shows its last known range and a
 // marker instead of content.
-func renderSlice(r SliceResult) string {
+func renderSlice(r slice.Result) string {
 	var b strings.Builder
 	b.WriteString("[Slice")
 	if r.Tag != "" {

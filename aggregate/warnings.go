@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
@@ -45,7 +46,7 @@ func (it *Item) Warnings() []string {
 }
 
 // sliceName names a slice in messages: its tag quoted, or "(untagged)".
-func sliceName(sl SliceResult) string {
+func sliceName(sl slice.Result) string {
 	if sl.Tag != "" {
 		return fmt.Sprintf("%q", sl.Tag)
 	}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/manifest"
 )
 
@@ -65,7 +66,7 @@ func fileFindings(m *manifest.Manifest) []Finding {
 			add(CodeFileTruncated, Warning, "")
 		}
 		for _, s := range r.Slices {
-			if s.Resolution != aggregate.ResolutionOrphaned {
+			if s.Resolution != slice.ResolutionOrphaned {
 				continue
 			}
 			rel := s.Tag

@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/goldenfile"
@@ -84,7 +85,7 @@ func realistic(t *testing.T) *manifest.Manifest {
 				{Path: "cmd/server/main.go"},
 				{Path: "internal/api/handlers.go"},
 				{Path: "internal/api/missing_handler_for_refunds.go"},
-				{Path: "README.md", ViewMode: "custom", CustomSlices: []aggregate.Slice{{Tag: "intro", StartLine: 7, EndLine: 9, ContentHash: measure.Hash([]byte("gone"))}}},
+				{Path: "README.md", ViewMode: "custom", CustomSlices: []slice.Slice{{Tag: "intro", StartLine: 7, EndLine: 9, ContentHash: measure.Hash([]byte("gone"))}}},
 			},
 			MaxFileTokens: measure.Max(1500),
 		},

@@ -6,7 +6,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/manifest"
 )
@@ -350,7 +350,7 @@ func budgetMessage(r *manifest.FileRow) string {
 // tag, or by its recorded lines when untagged.
 func orphan(r *manifest.FileRow, f Finding) *manifest.SliceRow {
 	for i, s := range r.Slices {
-		if s.Resolution == aggregate.ResolutionOrphaned && (s.Tag != "" && s.Tag == f.RelatedID || s.Tag == "" && lines(s) == f.RelatedID) {
+		if s.Resolution == slice.ResolutionOrphaned && (s.Tag != "" && s.Tag == f.RelatedID || s.Tag == "" && lines(s) == f.RelatedID) {
 			return &r.Slices[i]
 		}
 	}

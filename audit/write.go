@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/format"
 
 	"github.com/ctxaudit/ctx/aggregate"
@@ -234,7 +235,7 @@ func NewDocument(rep *Report, o WriteOptions) Document {
 				RequestedViewMode: r.RequestedViewMode, Status: r.Status, SourceTokens: r.SourceTokens,
 				EmittedTokens: r.EmittedTokens, Error: r.Error, Fallback: r.Fallback, Degraded: r.Degraded}
 			for _, sl := range r.Slices {
-				if sl.Resolution == aggregate.ResolutionOrphaned {
+				if sl.Resolution == slice.ResolutionOrphaned {
 					f.OrphanedSlices++
 				}
 			}

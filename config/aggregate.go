@@ -7,6 +7,7 @@ import (
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -31,10 +32,10 @@ func (e FileEntry) FileItem() aggregate.FileItem {
 		}
 	}
 	for _, s := range e.CustomSlices {
-		f.CustomSlices = append(f.CustomSlices, aggregate.Slice{
+		f.CustomSlices = append(f.CustomSlices, slice.Slice{
 			StartLine: s.StartLine, EndLine: s.EndLine, Tag: s.Tag, Comment: s.Comment,
 			ContentHash: s.ContentHash, HashAlgorithm: s.HashAlgorithm, Fingerprint: s.Fingerprint,
-			AnchorLines: aggregate.Anchors{Before: s.AnchorBefore, After: s.AnchorAfter, Context: s.AnchorContext},
+			AnchorLines: slice.Anchors{Before: s.AnchorBefore, After: s.AnchorAfter, Context: s.AnchorContext},
 		})
 	}
 	return f

@@ -8,6 +8,7 @@ import (
 	"github.com/pelletier/go-toml/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 )
 
 // Aggregate holds the [files], [screenshots], [output] and [presets.NAME]
@@ -540,7 +541,7 @@ func decodeSlice(t table) (SliceEntry, error) {
 	if s.ContentHash != "" && !isHex(s.ContentHash, 64) {
 		return s, t.Errorf("content_hash", "must be 64 lowercase hex digits (BLAKE3, or SHA-256 as Manual Slop writes it)")
 	}
-	if _, err := aggregate.ParseHashAlgorithm(s.HashAlgorithm); err != nil {
+	if _, err := slice.ParseHashAlgorithm(s.HashAlgorithm); err != nil {
 		return s, t.Errorf("hash_algorithm", "must be blake3 or sha256, not %q", s.HashAlgorithm)
 	}
 	if s.HashAlgorithm != "" && s.ContentHash == "" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
@@ -54,12 +55,12 @@ func TestFileRows(t *testing.T) {
 		"lib/u.py":    "def u():\n    pass\n",
 		"shots/s.png": "png bytes",
 	})
-	pinned := aggregate.Slice{StartLine: 1, EndLine: 1, Tag: "gone", ContentHash: strings.Repeat("0", 64)}
+	pinned := slice.Slice{StartLine: 1, EndLine: 1, Tag: "gone", ContentHash: strings.Repeat("0", 64)}
 	res, err := aggregate.Run(context.Background(), aggregate.Options{Engine: codeview.Engine(),
 		BaseDir: dir,
 		Files: []aggregate.FileItem{{Path: "a.py"}, {Path: "bin.dat"}, {Path: "missing/*.py"},
 			{Path: "skip.txt", NoAutoAggregate: true},
-			{Path: "lib/u.py", ViewMode: aggregate.ViewCustom, CustomSlices: []aggregate.Slice{pinned, {StartLine: 2, EndLine: 2}}}},
+			{Path: "lib/u.py", ViewMode: aggregate.ViewCustom, CustomSlices: []slice.Slice{pinned, {StartLine: 2, EndLine: 2}}}},
 		ScreenshotBaseDir: filepath.Join(dir, "shots"), Screenshots: []string{"*.png", "none/*.png"},
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/measure"
 )
@@ -92,11 +93,11 @@ type FileRow struct {
 
 // SliceRow records one custom slice and how it was found again.
 type SliceRow struct {
-	Tag        string               `json:"tag"`
-	Comment    string               `json:"comment"`
-	StartLine  int                  `json:"start_line"`
-	EndLine    int                  `json:"end_line"`
-	Resolution aggregate.Resolution `json:"resolution"`
+	Tag        string           `json:"tag"`
+	Comment    string           `json:"comment"`
+	StartLine  int              `json:"start_line"`
+	EndLine    int              `json:"end_line"`
+	Resolution slice.Resolution `json:"resolution"`
 	// NewStartLine and NewEndLine are where the slice was found; 0 when orphaned.
 	NewStartLine int    `json:"new_start_line"`
 	NewEndLine   int    `json:"new_end_line"`

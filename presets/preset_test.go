@@ -10,6 +10,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/config"
 )
 
@@ -33,9 +34,9 @@ func TestTOMLRoundTrip(t *testing.T) {
 			{Path: `odd "name".py`, NoAutoAggregate: true, ForceFull: true, ViewMode: aggregate.ViewMasked, Tier: 3,
 				ASTMask:       map[string]aggregate.MaskMode{"Class.method": aggregate.MaskSig, "f": aggregate.MaskHide},
 				ASTSignatures: true, ASTDefinitions: true},
-			{Path: "lib/util.py", ViewMode: aggregate.ViewCustom, CustomSlices: []aggregate.Slice{{
+			{Path: "lib/util.py", ViewMode: aggregate.ViewCustom, CustomSlices: []slice.Slice{{
 				StartLine: 2, EndLine: 4, Tag: "t", Comment: "c", ContentHash: strings.Repeat("ab", 32),
-				AnchorLines: aggregate.Anchors{Before: []string{"x"}, After: []string{"y"}}, Fingerprint: "abcdef - 123456",
+				AnchorLines: slice.Anchors{Before: []string{"x"}, After: []string{"y"}}, Fingerprint: "abcdef - 123456",
 			}}},
 		},
 		Screenshots: []string{"a.png"}, ScreenshotsSet: true,

@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/internal/tomlenc"
 )
 
@@ -73,7 +72,7 @@ func FileItemSettings(f aggregate.FileItem) []string {
 	if len(f.CustomSlices) > 0 {
 		parts := make([]string, len(f.CustomSlices))
 		for i, s := range f.CustomSlices {
-			parts[i] = config.SliceTOML(s)
+			parts[i] = s.TOML()
 		}
 		out = append(out, "custom_slices = ["+strings.Join(parts, ", ")+"]")
 	}

@@ -7,7 +7,7 @@ import (
 	"github.com/urfave/cli/v2"
 
 	"github.com/ctxaudit/ctx/aggregate"
-	"github.com/ctxaudit/ctx/config"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 )
 
 func sliceCommands(e *env) []*cli.Command {
@@ -62,11 +62,11 @@ func (e *env) sliceAdd(c *cli.Context) error {
 	if lines[1] < lines[0] {
 		return usagef("END (%d) must not be before START (%d)", lines[1], lines[0])
 	}
-	s, err := aggregate.NewSliceFromFile(file, lines[0], lines[1], c.String("tag"), c.String("comment"))
+	s, err := slice.NewFromFile(file, aggregate.DefaultMaxFileBytes, lines[0], lines[1], c.String("tag"), c.String("comment"))
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintln(e.stdout, config.SliceTOML(s))
+	_, err = fmt.Fprintln(e.stdout, s.TOML())
 	return err
 }
 

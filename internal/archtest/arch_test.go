@@ -104,7 +104,7 @@ func deps(t *testing.T, pkg string) []string {
 }
 
 func TestLayers(t *testing.T) {
-	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "aggregate/stats", "aggregate/beads", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report", "cache"}
+	library := []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "aggregate/stats", "aggregate/beads", "aggregate/slice", "history", "measure", "schemas", "config", "profile", "provenance", "secrets", "report", "cache"}
 	// mcpserver is a library package too (it never prints or exits), but
 	// like cmd/ctx it reads ctx.toml through config: it is checked by
 	// TestMCPServerBoundary
@@ -132,6 +132,8 @@ func TestLayers(t *testing.T) {
 			"the proxy records requests and reads the profile's prediction; it stays light enough for any agent runtime"},
 		{"manifest", []string{"cache"}, "the manifest takes aggregate options, with their Cache"},
 		{"aggregate/beads", []string{"aggregate", "manifest", "history", "config", "discover", "audit", "render", "profile", "cache"}, "reading the Beads store is below the pipelines that show it"},
+		{"aggregate/slice", []string{"aggregate", "aggregate/codeview", "aggregate/stats", "aggregate/beads", "manifest", "history", "config", "discover", "audit", "render", "profile", "provenance", "report", "presets", "mcpserver", "cache", "secrets"},
+			"a slice is pinned and found again in a file's bytes, below the pipeline that shows it; it knows nothing of ctx.toml"},
 		{"aggregate/stats", []string{"manifest", "history", "config", "discover", "audit", "render", "cache"}, "stats measure the files aggregate resolves; they know nothing of the record or ctx.toml"},
 		{"presets", []string{"report", "provenance", "mcpserver"}, "presets are file sets for ctx aggregate: they read ctx.toml through config and resolve files through aggregate"},
 	} {
@@ -241,7 +243,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 		"fmt.Print": "prints", "fmt.Printf": "prints", "fmt.Println": "prints",
 	}
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
-	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "aggregate/stats", "aggregate/beads", "history", "measure",
+	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "aggregate/stats", "aggregate/beads", "aggregate/slice", "history", "measure",
 		"schemas", "config", "presets", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
 		"internal/atomicfile", "internal/goroutine", "internal/treesitter", "internal/version", "internal/tomlenc", "cache"} {
 		bp := pkgOf(t, pkg)

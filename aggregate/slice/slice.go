@@ -1,4 +1,4 @@
-package aggregate
+package slice
 
 import (
 	"crypto/sha256"
@@ -11,7 +11,7 @@ import (
 )
 
 // Slice is a custom line range of a file, pinned so that it survives edits
-// (a fuzzy anchor). [NewSlice] fills in the pins; a hand-written slice with
+// (a fuzzy anchor). [New] fills in the pins; a hand-written slice with
 // only StartLine and EndLine is shown as it is and reported "unpinned".
 //
 // The slice text is the lines StartLine..EndLine (1-based, inclusive) of the
@@ -28,7 +28,7 @@ type Slice struct {
 	ContentHash string `json:"content_hash,omitempty"`
 	// HashAlgorithm is the algorithm of ContentHash: HashBLAKE3,
 	// HashSHA256, or "" to find out, BLAKE3 first, by the hash that
-	// matches (see [ResolveSlice]).
+	// matches (see [Resolve]).
 	HashAlgorithm string `json:"hash_algorithm,omitempty"`
 	// AnchorLines are up to three lines just before and just after the
 	// slice, as they were when it was pinned; or, in Manual Slop's shape,
@@ -47,7 +47,7 @@ type Anchors struct {
 	Before []string `json:"before,omitempty"`
 	After  []string `json:"after,omitempty"`
 	// Context is Manual Slop's anchor_lines list: lines around the slice,
-	// in order, the ones before it first. [ResolveSlice] accepts a place
+	// in order, the ones before it first. [Resolve] accepts a place
 	// only where some split of the list into a block before and a block
 	// after encloses one range, and one range only.
 	Context []string `json:"context,omitempty"`
@@ -127,8 +127,8 @@ const (
 	fuzzyRefine       = 3    // lines by which a fuzzy range may grow or shrink at each end
 )
 
-// SliceResult is the resolution of one slice.
-type SliceResult struct {
+// Result is the resolution of one slice.
+type Result struct {
 	Tag        string     `json:"tag,omitempty"`
 	Comment    string     `json:"comment,omitempty"`
 	Resolution Resolution `json:"resolution"`
@@ -150,7 +150,7 @@ type SliceResult struct {
 }
 
 // Orphaned reports whether the slice could not be found.
-func (r SliceResult) Orphaned() bool { return r.Resolution == ResolutionOrphaned }
+func (r Result) Orphaned() bool { return r.Resolution == ResolutionOrphaned }
 
 // splitLines splits text at "\n"; a final "\n" does not start a line.
 func splitLines(src []byte) []string {
@@ -176,9 +176,9 @@ func sliceText(lines []string, start, end int) string {
 	return strings.Join(lines[start-1:end], "\n")
 }
 
-// NewSlice pins lines start..end (1-based, inclusive) of src: it records the
+// New pins lines start..end (1-based, inclusive) of src: it records the
 // content hash, the anchor lines and the fingerprint.
-func NewSlice(src []byte, start, end int, tag, comment string) (Slice, error) {
+func New(src []byte, start, end int, tag, comment string) (Slice, error) {
 	lines := splitLines(src)
 	if start < 1 || end < start {
 		return Slice{}, fmt.Errorf("invalid line range %d-%d", start, end)
@@ -202,24 +202,24 @@ func NewSlice(src []byte, start, end int, tag, comment string) (Slice, error) {
 	return s, nil
 }
 
-// ResolveSlice finds s in src, the file's current bytes. It tries, in order:
+// Resolve finds s in src, the file's current bytes. It tries, in order:
 // the recorded range (hash match), a unique exact match of the slice text
 // anywhere, the anchor lines, and a whitespace-normalised similarity search
 // over the fingerprint that must reach a threshold and lead the best
 // non-overlapping runner-up by a margin. Otherwise the slice is orphaned and
 // its Content is empty: stale lines are never returned.
-func ResolveSlice(src []byte, s Slice) SliceResult {
-	r := SliceResult{Tag: s.Tag, Comment: s.Comment, OldStart: s.StartLine, OldEnd: s.EndLine}
+func Resolve(src []byte, s Slice) Result {
+	r := Result{Tag: s.Tag, Comment: s.Comment, OldStart: s.StartLine, OldEnd: s.EndLine}
 	hm := &hashMatcher{want: s.ContentHash, algo: s.HashAlgorithm}
 	lines := splitLines(src)
-	orphan := func(reason string) SliceResult {
+	orphan := func(reason string) Result {
 		r.Resolution, r.Reason, r.NewStart, r.NewEnd, r.Content, r.Score = ResolutionOrphaned, reason, 0, 0, "", 0
 		if s.ContentHash != "" {
 			r.HashAlgorithm = hm.algo
 		}
 		return r
 	}
-	found := func(how Resolution, start, end int, score float64) SliceResult {
+	found := func(how Resolution, start, end int, score float64) Result {
 		r.Resolution, r.NewStart, r.NewEnd, r.Score = how, start, end, score
 		r.Content = sliceText(lines, start, end)
 		if s.ContentHash != "" {
@@ -603,18 +603,19 @@ func abs(x int) int {
 	return x
 }
 
-// NewSliceFromFile reads file through ctx's bounded reader (a regular text
-// file of at most DefaultMaxFileBytes) and pins lines start..end of it as
-// [NewSlice] does. Errors name the file as given.
-func NewSliceFromFile(file string, start, end int, tag, comment string) (Slice, error) {
-	src, _, err := fileio.Read(file, DefaultMaxFileBytes)
+// NewFromFile reads file through ctx's bounded reader (a regular text
+// file of at most limit bytes; `ctx slice add` passes the pipeline's,
+// aggregate.DefaultMaxFileBytes) and pins lines start..end of it as [New]
+// does. Errors name the file as given.
+func NewFromFile(file string, limit int64, start, end int, tag, comment string) (Slice, error) {
+	src, _, err := fileio.Read(file, limit)
 	if err != nil {
 		return Slice{}, fmt.Errorf("%s: %s", file, fileio.Describe(err))
 	}
-	if IsBinary(src) {
+	if fileio.IsBinary(src) {
 		return Slice{}, fmt.Errorf("%s: binary file", file)
 	}
-	s, err := NewSlice(src, start, end, tag, comment)
+	s, err := New(src, start, end, tag, comment)
 	if err != nil {
 		return Slice{}, fmt.Errorf("%s: %v", file, err)
 	}

@@ -1,16 +1,16 @@
-package config
+package slice
 
 import (
 	"fmt"
 	"strings"
 
-	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/internal/tomlenc"
 )
 
-// SliceTOML renders s, for the custom_slices array of a [files] entry, as a one-line TOML inline table (TOML 1.0 inline
-// tables cannot span lines).
-func SliceTOML(s aggregate.Slice) string {
+// TOML renders s, for the custom_slices array of a [files] entry, as a
+// one-line TOML inline table (TOML 1.0 inline tables cannot span lines), as
+// `ctx slice add` prints it and ctx preset writes it.
+func (s Slice) TOML() string {
 	parts := []string{
 		fmt.Sprintf("start_line = %d", s.StartLine),
 		fmt.Sprintf("end_line = %d", s.EndLine),

@@ -1,4 +1,4 @@
-package aggregate
+package slice
 
 import (
 	"fmt"
@@ -28,9 +28,9 @@ var block = []string{
 	"    return out",
 }
 
-func TestResolveSlice(t *testing.T) {
+func TestResolve(t *testing.T) {
 	orig := file(10, block, 10)
-	s, err := NewSlice([]byte(orig), 11, 15, "parser", "hot path")
+	s, err := New([]byte(orig), 11, 15, "parser", "hot path")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func TestResolveSlice(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			r := ResolveSlice([]byte(tc.src), s)
+			r := Resolve([]byte(tc.src), s)
 			if r.Resolution != tc.resolution || r.NewStart != tc.start || r.NewEnd != tc.end {
 				t.Fatalf("got %s %d-%d (score %.2f, %s), want %s %d-%d", r.Resolution, r.NewStart, r.NewEnd, r.Score, r.Reason, tc.resolution, tc.start, tc.end)
 			}
@@ -74,10 +74,6 @@ func TestResolveSlice(t *testing.T) {
 			if r.Orphaned() {
 				if r.Content != "" || r.Reason == "" {
 					t.Errorf("orphaned slice has content %q or no reason", r.Content)
-				}
-				out := renderSlice(r)
-				if !strings.Contains(out, "ORPHANED") || strings.Contains(out, "def parse") {
-					t.Errorf("orphaned render = %q", out)
 				}
 				return
 			}
@@ -89,45 +85,45 @@ func TestResolveSlice(t *testing.T) {
 	}
 }
 
-func TestResolveSliceDuplicates(t *testing.T) {
+func TestResolveDuplicates(t *testing.T) {
 	// the same text twice: the anchors pick the copy that was pinned
 	src := strings.Join(append(append(append([]string{"alpha()"}, block...), "beta()", "gamma()"), block...), "\n")
-	s, err := NewSlice([]byte(src), 9, 13, "", "")
+	s, err := New([]byte(src), 9, 13, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	shifted := "new_line()\n" + src
-	r := ResolveSlice([]byte(shifted), s)
+	r := Resolve([]byte(shifted), s)
 	if r.Resolution != ResolutionMoved || r.NewStart != 10 || r.NewEnd != 14 {
 		t.Fatalf("got %s %d-%d, want moved 10-14", r.Resolution, r.NewStart, r.NewEnd)
 	}
 	// with the anchors gone too, the copies are ambiguous: never guess
 	s.AnchorLines = Anchors{}
-	r = ResolveSlice([]byte(shifted), s)
+	r = Resolve([]byte(shifted), s)
 	if r.Resolution != ResolutionOrphaned {
 		t.Fatalf("ambiguous copies resolved to %s %d-%d", r.Resolution, r.NewStart, r.NewEnd)
 	}
 }
 
-func TestResolveSliceUnpinned(t *testing.T) {
+func TestResolveUnpinned(t *testing.T) {
 	src := []byte("a\nb\nc\n")
-	r := ResolveSlice(src, Slice{StartLine: 2, EndLine: 3})
+	r := Resolve(src, Slice{StartLine: 2, EndLine: 3})
 	if r.Resolution != ResolutionUnpinned || r.Content != "b\nc" {
 		t.Fatalf("got %+v", r)
 	}
-	r = ResolveSlice(src, Slice{StartLine: 2, EndLine: 9})
+	r = Resolve(src, Slice{StartLine: 2, EndLine: 9})
 	if r.Resolution != ResolutionOrphaned {
 		t.Fatalf("past the end: got %+v", r)
 	}
-	r = ResolveSlice(src, Slice{StartLine: 3, EndLine: 2, ContentHash: "x"})
+	r = Resolve(src, Slice{StartLine: 3, EndLine: 2, ContentHash: "x"})
 	if r.Resolution != ResolutionOrphaned {
 		t.Fatalf("inverted range: got %+v", r)
 	}
 }
 
-func TestNewSlice(t *testing.T) {
+func TestNew(t *testing.T) {
 	src := []byte("one\ntwo\r\nthree\n\nfive\n")
-	s, err := NewSlice(src, 2, 3, "t", "c")
+	s, err := New(src, 2, 3, "t", "c")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -138,25 +134,25 @@ func TestNewSlice(t *testing.T) {
 		t.Errorf("fingerprint = %q", s.Fingerprint)
 	}
 	for _, r := range [][2]int{{0, 1}, {3, 2}, {5, 6}} {
-		if _, err := NewSlice(src, r[0], r[1], "", ""); err == nil {
-			t.Errorf("NewSlice(%d, %d) accepted", r[0], r[1])
+		if _, err := New(src, r[0], r[1], "", ""); err == nil {
+			t.Errorf("New(%d, %d) accepted", r[0], r[1])
 		}
 	}
 }
 
-func FuzzResolveSlice(f *testing.F) {
+func FuzzResolve(f *testing.F) {
 	f.Add("a\nb\nc\nd\n", "x\na\nb\nc\nd\n", 2, 3)
 	f.Add(file(3, block, 3), file(5, block[1:], 2), 4, 8)
 	f.Add("", "a", 1, 1)
 	f.Fuzz(func(t *testing.T, orig, cur string, start, end int) {
-		s, err := NewSlice([]byte(orig), start, end, "", "")
+		s, err := New([]byte(orig), start, end, "", "")
 		if err != nil {
 			return
 		}
-		if r := ResolveSlice([]byte(orig), s); r.Resolution != ResolutionUnchanged {
+		if r := Resolve([]byte(orig), s); r.Resolution != ResolutionUnchanged {
 			t.Fatalf("the pinned file itself resolved to %s", r.Resolution)
 		}
-		r := ResolveSlice([]byte(cur), s)
+		r := Resolve([]byte(cur), s)
 		lines := splitLines([]byte(cur))
 		if r.Orphaned() {
 			if r.Content != "" || r.NewStart != 0 {
@@ -198,7 +194,7 @@ func TestResolveSeedSlice(t *testing.T) {
 		{"sha256 moved", seed(sha256Hex(text), nil), file(13, block, 10), ResolutionMoved, 14, 18, HashSHA256},
 		{"said blake3, is sha256", Slice{StartLine: 11, EndLine: 15, ContentHash: sha256Hex(text), HashAlgorithm: HashBLAKE3}, orig, ResolutionOrphaned, 0, 0, HashBLAKE3},
 		{"said sha256", Slice{StartLine: 11, EndLine: 15, ContentHash: sha256Hex(text), HashAlgorithm: HashSHA256}, orig, ResolutionUnchanged, 11, 15, HashSHA256},
-		{"blake3 found first", seed(NewSliceHash(text), nil), orig, ResolutionUnchanged, 11, 15, HashBLAKE3},
+		{"blake3 found first", seed(newHash(text), nil), orig, ResolutionUnchanged, 11, 15, HashBLAKE3},
 		{"edited, list anchors", seed(sha256Hex(text), around), file(10, edited, 10), ResolutionAnchored, 11, 15, ""},
 		{"edited and moved, list anchors", seed(sha256Hex(text), around), "a()\nb()\n" + file(10, edited, 10), ResolutionAnchored, 13, 17, ""},
 		{"edited, no anchors", seed(sha256Hex(text), nil), file(10, edited, 10), ResolutionOrphaned, 0, 0, ""},
@@ -206,7 +202,7 @@ func TestResolveSeedSlice(t *testing.T) {
 		{"two copies, one inside the list's anchors", seed(sha256Hex(text+"x"), around), dup, ResolutionAnchored, 16, 20, ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := ResolveSlice([]byte(tc.src), tc.s)
+			r := Resolve([]byte(tc.src), tc.s)
 			if r.Resolution != tc.resolution || r.NewStart != tc.start || r.NewEnd != tc.end || r.HashAlgorithm != tc.algo {
 				t.Errorf("got %s %d-%d (%q, %s), want %s %d-%d (%q)", r.Resolution, r.NewStart, r.NewEnd, r.HashAlgorithm, r.Reason, tc.resolution, tc.start, tc.end, tc.algo)
 			}
@@ -214,8 +210,8 @@ func TestResolveSeedSlice(t *testing.T) {
 	}
 }
 
-// NewSliceHash is the BLAKE3 of a slice text, as NewSlice pins it.
-func NewSliceHash(text string) string {
-	s, _ := NewSlice([]byte(text+"\n"), 1, strings.Count(text, "\n")+1, "", "")
+// newHash is the BLAKE3 of a slice text, as New pins it.
+func newHash(text string) string {
+	s, _ := New([]byte(text+"\n"), 1, strings.Count(text, "\n")+1, "", "")
 	return s.ContentHash
 }

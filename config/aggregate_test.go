@@ -1,9 +1,12 @@
 package config
 
 import (
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/ctxaudit/ctx/aggregate"
+	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/measure"
 )
 
@@ -62,5 +65,51 @@ keep = 3
 	}
 	if o := c.AggregateOptions("/p", "/home/u"); o.Keep != 0 {
 		t.Errorf("keep = 0: %d", o.Keep)
+	}
+}
+
+// A slice written by Slice.TOML (ctx slice add, ctx preset) decodes to the
+// same slice, in each shape of anchor_lines and with either hash.
+func TestSliceTOMLRoundTrip(t *testing.T) {
+	src := []byte("one\ntwo \"q\"\nthree\nfour\nfive\n")
+	pinned, err := slice.New(src, 2, 3, `a "tag"`, "line one\nline two")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := slice.New(src, 1, 1, "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash := strings.Repeat("ab", 32)
+	for _, tc := range []struct {
+		name string
+		s    slice.Slice
+	}{
+		{"pinned", pinned},
+		{"pinned at the first line", first},
+		{"unpinned", slice.Slice{StartLine: 4, EndLine: 5}},
+		{"sha256 with a list", slice.Slice{StartLine: 1, EndLine: 2, ContentHash: hash, HashAlgorithm: slice.HashSHA256,
+			AnchorLines: slice.Anchors{Context: []string{"before", "after"}}}},
+		{"an empty list", slice.Slice{StartLine: 1, EndLine: 2, ContentHash: hash, AnchorLines: slice.Anchors{Context: []string{}}}},
+		{"before only", slice.Slice{StartLine: 3, EndLine: 3, AnchorLines: slice.Anchors{Before: []string{"x"}}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			doc := "[files]\npaths = [{ path = \"a.py\", custom_slices = [" + tc.s.TOML() + "] }]\n"
+			cfg, err := Decode("ctx.toml", []byte(doc))
+			if err != nil {
+				t.Fatalf("%v in\n%s", err, doc)
+			}
+			got := cfg.AggregateOptions("/p", "/home/u").Files[0].CustomSlices
+			// an empty before or after list is none (only the list shape
+			// keeps its emptiness: it says anchor_lines was written)
+			for _, l := range []*[]string{&got[0].AnchorLines.Before, &got[0].AnchorLines.After} {
+				if len(*l) == 0 {
+					*l = nil
+				}
+			}
+			if len(got) != 1 || !reflect.DeepEqual(got[0], tc.s) {
+				t.Errorf("%s decodes to\n%#v, want\n%#v", doc, got, tc.s)
+			}
+		})
 	}
 }

@@ -1,6 +1,8 @@
 package gitleaks
 
 import (
+	_ "embed"
+
 	"context"
 	"fmt"
 	"slices"
@@ -564,9 +566,18 @@ func (h heldStopWords) restore(cfg *config.Config) error {
 }
 
 // defaultConfig decodes gitleaks' default configuration.
+// ctxRules are the rules ctx adds to gitleaks' (rules.toml).
+//
+//go:embed rules.toml
+var ctxRules string
+
+// rulesConfig is the configuration ctx scans with: gitleaks' default
+// rules, then ctx's own.
+func rulesConfig() string { return config.DefaultConfig + "\n" + ctxRules }
+
 func defaultConfig() (config.ViperConfig, error) {
 	var vc config.ViperConfig
-	if err := toml.Unmarshal([]byte(config.DefaultConfig), &vc); err != nil {
+	if err := toml.Unmarshal([]byte(rulesConfig()), &vc); err != nil {
 		return vc, fmt.Errorf("secret rules: %w", err)
 	}
 	return vc, nil

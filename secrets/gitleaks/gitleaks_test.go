@@ -22,7 +22,7 @@ import (
 func TestDecodeAsViper(t *testing.T) {
 	v := viper.New()
 	v.SetConfigType("toml")
-	if err := v.ReadConfig(strings.NewReader(config.DefaultConfig)); err != nil {
+	if err := v.ReadConfig(strings.NewReader(rulesConfig())); err != nil {
 		t.Fatal(err)
 	}
 	var want config.ViperConfig

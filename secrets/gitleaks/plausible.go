@@ -1,6 +1,7 @@
 package gitleaks
 
 import (
+	"net/url"
 	"strings"
 )
 
@@ -8,7 +9,10 @@ import (
 // key, token or secret, or sent in an Authorization header: their matches
 // are credentials only when the value looks like one. (The rules of a
 // provider match that provider's own format, and are kept as they are.)
-var genericRules = map[string]bool{"generic-api-key": true, "curl-auth-header": true}
+var genericRules = map[string]bool{"generic-api-key": true, "curl-auth-header": true, urlPasswordRule: true}
+
+// urlPasswordRule is ctx's rule of a password in a URL (rules.toml).
+const urlPasswordRule = "url-password"
 
 // implausible reports whether the value a generic rule matched is not a
 // credential but a name or a placeholder: a feature flag's key
@@ -18,9 +22,41 @@ var genericRules = map[string]bool{"generic-api-key": true, "curl-auth-header": 
 // on growthbook, python-sdk and C2FO/vfs: 30 of the 70 generic findings
 // were such values, every one a false positive; base64 and random values
 // are kept.
-func implausible(secret string) bool {
+func implausible(rule, secret string) bool {
 	s := strings.Trim(secret, `"'`+"`")
-	return s == "" || nameLike(s) || placeholder(s)
+	return s == "" || nameLike(s) || placeholder(s) || rule == urlPasswordRule && urlPlaceholder(s)
+}
+
+// urlPlaceholder: a URL's password that stands for one, as connection
+// strings in documentation, tests and local development configurations
+// write them: a word such as "password" or "postgres" (the default of a
+// local database), also percent-encoded or spelled with symbols
+// ("p%40ssword", "pa%3Fsword"), a variable ("$DB_PASS", "%s",
+// ":password"), or stars.
+func urlPlaceholder(s string) bool {
+	if strings.HasPrefix(s, "$") || strings.HasPrefix(s, "[REDACTED:") || strings.HasPrefix(s, "%s") || strings.HasPrefix(s, ":") || strings.Trim(s, "*") == "" {
+		return true
+	}
+	if u, err := url.PathUnescape(s); err == nil {
+		s = u
+	}
+	// the letters, with the symbols that stand for letters read as them
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		switch {
+		case r >= 'a' && r <= 'z':
+			b.WriteRune(r)
+		case strings.ContainsRune("@0$1", r):
+			b.WriteByte("aosi"[strings.IndexRune("@0$1", r)])
+		}
+	}
+	switch b.String() {
+	case "password", "passwd", "pasword", "pass", "pwd", "mypass", "mypassword", "secret", "root", "admin", "user",
+		"username", "test", "guest", "postgres", "postgresql", "mysql", "mariadb", "redis", "mongo", "mongodb",
+		"rabbitmq", "sa":
+		return true
+	}
+	return false
 }
 
 // nameLike: words of lowercase letters joined by - _ . / or :, with numbers

@@ -34,7 +34,7 @@ func TestImplausible(t *testing.T) {
 		{"8f3a9c2e7b1d4f6a0e5c9b2d7a1f3e8c", false},
 		{"AKIAZ7Q3XH6N2LMPQ4RT", false},
 	} {
-		if got := implausible(tc.value); got != tc.want {
+		if got := implausible("generic-api-key", tc.value); got != tc.want {
 			t.Errorf("implausible(%q) = %v, want %v", tc.value, got, tc.want)
 		}
 	}

@@ -158,7 +158,7 @@ func (s *Scanner) Scan(ctx context.Context, name, text string) ([]Finding, error
 		f.Start, f.End = r.start, r.end
 		f.Line, f.Column = position(text, starts, f.Start)
 		key := [3]any{f.Rule, f.Start, f.End}
-		if seen[key] || s.allowed(f, name, text[f.Start:f.End]) || genericRules[f.Rule] && !r.decoded && implausible(text[f.Start:f.End]) {
+		if seen[key] || s.allowed(f, name, text[f.Start:f.End]) || genericRules[f.Rule] && !r.decoded && implausible(f.Rule, text[f.Start:f.End]) {
 			continue
 		}
 		seen[key] = true

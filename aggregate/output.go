@@ -69,7 +69,9 @@ func (l *lazyNumbered) claim(keep int) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := ignoreOutputDir(l.ctx, l.dir, l.namespace, l.created, p); err != nil {
+	// the output is in place: the small .gitignore beside it is written
+	// even when ctx is done now
+	if err := ignoreOutputDir(context.WithoutCancel(l.ctx), l.dir, l.namespace, l.created, p); err != nil {
 		return "", err
 	}
 	pruneNumbered(l.dir, l.namespace, keep, p)

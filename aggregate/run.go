@@ -720,7 +720,7 @@ func WriteNumbered(ctx context.Context, dir, namespace string, data []byte) (str
 	if err != nil {
 		return "", err
 	}
-	return p, ignoreOutputDir(ctx, dir, namespace, created, p)
+	return p, ignoreOutputDir(context.WithoutCancel(ctx), dir, namespace, created, p)
 }
 
 // createNumbered starts the temporary file of a numbered output in dir,

@@ -339,9 +339,9 @@ func (e *env) aggregate(c *cli.Context) error {
 		err = res.WriteJSON(e.stdout)
 	case c.Bool("stdout"):
 	default:
-		_, err = fmt.Fprintln(e.stdout, res.ShownOutputPath())
+		_, err = fmt.Fprintln(e.written(), res.ShownOutputPath())
 	}
-	if err != nil || quiet {
+	if err != nil || quiet || c.Context.Err() != nil {
 		return err
 	}
 	return res.Summary().WriteFitted(e.stderr, terminalWidth(e.stderr))

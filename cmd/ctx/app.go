@@ -77,6 +77,17 @@ func (w writer) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// written is stdout for the line that names an output already in place
+// (the path of the numbered file): it is printed even when a signal
+// came after the file was complete, and the run then succeeds, since what
+// it wrote is whole and where it says.
+func (e *env) written() io.Writer {
+	if w, ok := e.stdout.(writer); ok {
+		return writer{context.WithoutCancel(w.ctx), w.w, w.n}
+	}
+	return e.stdout
+}
+
 // exitCode classifies the error of a run: 1 a failed check, 2 bad usage or
 // input (the default: ctx reports what it could not accept), 3 a system
 // error, 128+N when a signal interrupted the run.

@@ -473,16 +473,16 @@ func (e *env) init(c *cli.Context) error {
 	}
 	switch {
 	case len(found) == 1:
-		_, err = fmt.Fprintf(e.stdout, "wrote %s with profile %s (found %s); check it with: ctx audit --check\n", shown, name, found[0].File)
+		_, err = fmt.Fprintf(e.written(), "wrote %s with profile %s (found %s); check it with: ctx audit --check\n", shown, name, found[0].File)
 	case len(found) > 1:
 		var parts []string
 		for _, d := range found {
 			parts = append(parts, fmt.Sprintf("%s (%s)", d.Profile, d.File))
 		}
 		list := strings.Join(parts[:len(parts)-1], ", ") + " and " + parts[len(parts)-1]
-		_, err = fmt.Fprintf(e.stdout, "wrote %s; this project has files of %s: set profile in it, or run ctx init --profile NAME\n", shown, list)
+		_, err = fmt.Fprintf(e.written(), "wrote %s; this project has files of %s: set profile in it, or run ctx init --profile NAME\n", shown, list)
 	default:
-		_, err = fmt.Fprintf(e.stdout, "wrote %s; check it with: ctx audit --check\n", shown)
+		_, err = fmt.Fprintf(e.written(), "wrote %s; check it with: ctx audit --check\n", shown)
 	}
 	return err
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"syscall"
@@ -130,5 +131,52 @@ func TestExitCodes(t *testing.T) {
 		if c.code == exitInternal && strings.Contains(stderr.String(), "ctx: internal error") && !strings.Contains(stderr.String(), "goroutine ") {
 			t.Errorf("%s: no stack:\n%s", c.cmd, stderr.String())
 		}
+	}
+}
+
+// cancelOnWrite cancels its run with SIGTERM at its first write: a signal
+// that comes when ctx aggregate reports its warnings, after the numbered
+// output is in place.
+type cancelOnWrite struct {
+	cancel context.CancelCauseFunc
+	buf    bytes.Buffer
+}
+
+func (w *cancelOnWrite) Write(p []byte) (int, error) {
+	w.cancel(&interrupted{syscall.SIGTERM})
+	return w.buf.Write(p)
+}
+
+// A signal after the output is complete and in place does not turn the
+// run into a failure: the path is printed, the exit code is 0, and the
+// file is there, whole.
+func TestSignalAfterOutputInPlace(t *testing.T) {
+	dir := t.TempDir()
+	for name, text := range map[string]string{
+		"a.py":     "print('a')\n",
+		"ctx.toml": "[files]\npaths = [\"a.py\", \"missing_*.py\"]\n", // the glob's warning
+	} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	defer cancel(nil)
+	stderr := &cancelOnWrite{cancel: cancel}
+	var stdout bytes.Buffer
+	code := run(ctx, []string{"ctx", "aggregate", "--quiet", "--project-dir", dir}, strings.NewReader(""), &stdout, stderr)
+	out := filepath.Join(dir, ".ctx", "out", "ctx_001.md")
+	if code != 0 || strings.TrimSpace(stdout.String()) != filepath.Join(".ctx", "out", "ctx_001.md") && strings.TrimSpace(stdout.String()) != out {
+		t.Fatalf("exit %d, stdout %q, stderr %q", code, stdout.String(), stderr.buf.String())
+	}
+	if context.Cause(ctx) == nil {
+		t.Fatal("the run was not interrupted: the test proves nothing")
+	}
+	if strings.Contains(stderr.buf.String(), "nothing was written") {
+		t.Errorf("stderr says nothing was written: %q", stderr.buf.String())
+	}
+	b, err := os.ReadFile(out)
+	if err != nil || !strings.Contains(string(b), "print('a')") {
+		t.Errorf("the output %s: %v, %q", out, err, b)
 	}
 }

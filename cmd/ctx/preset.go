@@ -208,7 +208,7 @@ func (e *env) presetSave(c *cli.Context) error {
 			fmt.Fprintf(e.stderr, "ctx: warning: preset %s: the project preset of the same name (%s:%d) overrides it here\n", name, q.File, q.Line)
 		}
 	}
-	_, err = fmt.Fprintf(e.stdout, "saved user preset %s (%s) to %s\n", name, display.Count(len(pr.Files), "entry", "entries"), file)
+	_, err = fmt.Fprintf(e.written(), "saved user preset %s (%s) to %s\n", name, display.Count(len(pr.Files), "entry", "entries"), file)
 	return err
 }
 
@@ -242,6 +242,6 @@ func (e *env) presetDelete(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "deleted user preset %s from %s\n", name, file)
+	_, err = fmt.Fprintf(e.written(), "deleted user preset %s from %s\n", name, file)
 	return err
 }

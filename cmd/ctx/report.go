@@ -85,7 +85,7 @@ func (e *env) report(c *cli.Context) error {
 	if err := e.output(c, b.Bytes()); err != nil {
 		return err
 	}
-	_, err = fmt.Fprintf(e.stdout, "wrote %s (%s)\n", p.ShownPath(out), size(b.Len()))
+	_, err = fmt.Fprintf(e.written(), "wrote %s (%s)\n", p.ShownPath(out), size(b.Len()))
 	return err
 }
 

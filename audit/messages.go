@@ -8,6 +8,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate/slice"
 	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/manifest"
 )
 
@@ -243,7 +244,11 @@ func (a about) cycle(c string) string {
 }
 
 // message writes the message of f, or returns f.Message when its code
-// is not in [rules] or the report lacks its row.
+// is not in [rules] or the report lacks its row (a message the caller
+// wrote). Names in a written message come from the repository (imports,
+// paths, a stored manifest's details), so it is escaped (mdtext.Escape,
+// which leaves a message already escaped as it is) before it reaches a
+// table, an annotation or JSON.
 func message(rep *Report, ix *index, f Finding, home string) string {
 	src, file := ix.rowOf(f)
 	for _, r := range rules {
@@ -253,7 +258,7 @@ func message(rep *Report, ix *index, f Finding, home string) string {
 		if r.of == ofSource && src == nil || r.of == ofFile && file == nil {
 			return f.Message
 		}
-		return r.message(about{f: f, rep: rep, ix: ix, src: src, file: file, home: home})
+		return mdtext.Escape(r.message(about{f: f, rep: rep, ix: ix, src: src, file: file, home: home}))
 	}
 	return f.Message
 }

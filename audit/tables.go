@@ -22,7 +22,7 @@ import (
 func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	home, width := o.home(), o.width()
 	nm := tableNames(rep, home)
-	fmt.Fprintf(b, "%s\nestimator: %s\n\nSources\n", table.WrapText("agent: "+agentLine(rep), width), rep.Estimator)
+	fmt.Fprintf(b, "%s\nestimator: %s\n\nSources\n", table.WrapText("agent: "+agentLine(rep), width), mdtext.Escape(rep.Estimator))
 	rows, folded := foldConditional(rep, nm, fittedSourceRows(rep, nm), o.Details)
 	cols, rows := withoutBudgets(rep, sourceColumns, rows)
 	cols, rows = withoutEmptyPaths(cols, rows)
@@ -67,6 +67,7 @@ func writeTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 // nothing is inferred from the name.
 func agentLine(rep *Report) string {
 	m := rep.Manifest
+	agent := mdtext.Escape(rep.Agent) // a stored manifest's, or ctx.toml's
 	switch {
 	case m != nil && m.Profile != nil:
 		// the files counted in the total: loaded in every session
@@ -74,14 +75,14 @@ func agentLine(rep *Report) string {
 		if n := rep.Native.Conditional; n > 0 {
 			more = ", " + display.Int(n) + " more " + display.Conditions(n)
 		}
-		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself%s)", rep.Agent, m.Profile.Name, display.Plural(rep.Native.Files, "file"), more)
+		return fmt.Sprintf("%s (profile %s: %s the agent loads by itself%s)", agent, mdtext.Escape(string(m.Profile.Name)), display.Plural(rep.Native.Files, "file"), more)
 	case rep.Agent == manifest.DefaultAgent:
-		return rep.Agent + " (no agent or profile given; --profile NAME lists what an agent loads by itself)"
+		return agent + " (no agent or profile given; --profile NAME lists what an agent loads by itself)"
 	}
 	if _, err := profile.Parse(rep.Agent); err == nil {
-		return rep.Agent + " (no profile; --profile " + rep.Agent + " lists what it loads by itself)"
+		return agent + " (no profile; --profile " + agent + " lists what it loads by itself)"
 	}
-	return rep.Agent + " (no profile)"
+	return agent + " (no profile)"
 }
 
 // seenLine says what the agent sees: what it loads by itself and what ctx
@@ -394,7 +395,7 @@ func sourceRows(rep *Report, nm names, num func(*int) string) [][]string {
 		if s.Path != "" {
 			path = nm.path(s.Path)
 		}
-		rows = append(rows, []string{nm.id(s.ID), s.Kind, string(s.Delivery), string(s.Status), yesNo(s.Included), string(s.Reason),
+		rows = append(rows, []string{nm.id(s.ID), mdtext.Escape(s.Kind), string(s.Delivery), string(s.Status), yesNo(s.Included), string(s.Reason),
 			num(s.SourceChars), num(s.SourceLines), num(s.SourceTokens), num(s.EmittedTokens),
 			yesNo(s.Truncated), budget, num(&s.OmittedChars), num(&s.OmittedLines), path})
 	}
@@ -465,7 +466,7 @@ func totalLine(rep *Report) string {
 func writeWideTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
 	home := o.home()
 	nm := literalNames(home)
-	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", rep.Agent, rep.Estimator)
+	fmt.Fprintf(b, "agent: %s\nestimator: %s\n\nSources\n", mdtext.Escape(rep.Agent), mdtext.Escape(rep.Estimator))
 	if err := table.Write(b, sourceHeader, sourceRows(rep, nm, itoa)); err != nil {
 		return err
 	}
@@ -497,7 +498,7 @@ func writeMarkdown(b *bytes.Buffer, rep *Report, o WriteOptions) {
 	home := o.home()
 	l := newLocator(rep, o)
 	nm := repoNames(rep, l, home)
-	fmt.Fprintf(b, "# ctx audit: %s\n\nEstimator: %s\n\n## Sources\n\n", mdEscape(mdtext.Escape(rep.Agent)), rep.Estimator)
+	fmt.Fprintf(b, "# ctx audit: %s\n\nEstimator: %s\n\n## Sources\n\n", mdEscape(mdtext.Escape(rep.Agent)), mdEscape(mdtext.Escape(rep.Estimator)))
 	mdTable(b, sourceHeader, sourceNumbers, sourceRows(rep, nm, itoaSep))
 	if m := rep.Manifest; m != nil && len(m.Files) > 0 {
 		b.WriteString("\n## Files\n\n")

@@ -155,8 +155,8 @@ func decodeCore(t table, c *Config) error {
 	if s, ok, err := t.String("agent"); err != nil {
 		return err
 	} else if ok {
-		if isBlank(s) {
-			return t.Errorf("agent", "must not be empty")
+		if err := discover.CheckAgent(s); err != nil {
+			return t.Errorf("agent", "%v", err)
 		}
 		c.Agent = &s
 	}

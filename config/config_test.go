@@ -105,6 +105,7 @@ func TestDecodeErrors(t *testing.T) {
 		{"unknown top", "agnet = \"x\"\n", "ctx.toml:1: agnet: unknown key"},
 		{"agent type", "\nagent = 3\n", "ctx.toml:2: agent: must be a string, not an integer"},
 		{"agent blank", "agent = \" \"\n", "ctx.toml:1: agent: must not be empty"},
+		{"agent with a terminal escape", "agent = \"claude\\u001b]0;x\\u0007\"\n", `ctx.toml:1: agent: invalid agent name "claude\x1b]0;x\a": no spaces or control characters`},
 		{"shared true", "shared_path = true\n", "ctx.toml:1: shared_path: must be a path or false, not true"},
 		{"shared number", "shared_path = 1\n", "shared_path: must be a path or false, not an integer"},
 		{"shared blank", "shared_path = \"\"\n", "shared_path: must not be empty"},

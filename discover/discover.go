@@ -27,12 +27,14 @@ package discover
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -221,6 +223,20 @@ func (e *Error) Error() string {
 // Blank reports whether s has only space, tab, CR and LF.
 func Blank(s string) bool {
 	return strings.Trim(s, " \t\r\n") == ""
+}
+
+// CheckAgent refuses a name that cannot be an agent's: blank, or holding
+// space or control characters (a name is shown in tables and annotations,
+// and a repository's ctx.toml could otherwise plant terminal escapes in
+// it).
+func CheckAgent(a string) error {
+	if Blank(a) {
+		return errors.New("must not be empty")
+	}
+	if strings.ContainsFunc(a, func(r rune) bool { return unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return fmt.Errorf("invalid agent name %q: no spaces or control characters", a)
+	}
+	return nil
 }
 
 // Sources validates opts and returns the sorted candidate list.

@@ -5,6 +5,7 @@ import (
 	"os"
 
 	"github.com/ctxaudit/ctx/internal/display"
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 )
 
@@ -25,7 +26,7 @@ func WriteTable(w io.Writer, r *Result, home string, width int) error {
 				exists = "yes"
 			}
 		}
-		rows = append(rows, []string{display.ID(src.ID, r.ProjectDir, home), src.Kind, string(src.Delivery), path, exists})
+		rows = append(rows, []string{display.ID(src.ID, r.ProjectDir, home), mdtext.Escape(src.Kind), string(src.Delivery), path, exists})
 	}
 	if width <= 0 {
 		width = table.DefaultWidth

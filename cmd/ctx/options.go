@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/ctxaudit/ctx/secrets"
 
@@ -176,16 +175,11 @@ func profileNames() string {
 	return strings.Join(names, ", ")
 }
 
-// checkAgent refuses agent names that cannot be a consumer name: blank, or
-// with space or control characters.
+// checkAgent refuses agent names that cannot be a consumer name
+// (discover.CheckAgent), naming the known agents.
 func checkAgent(a string) error {
-	if discover.Blank(a) {
-		return fmt.Errorf("must not be empty (known agents: %s)", profileNames())
-	}
-	for _, r := range a {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
-			return fmt.Errorf("invalid agent name %q (known agents: %s)", a, profileNames())
-		}
+	if err := discover.CheckAgent(a); err != nil {
+		return fmt.Errorf("%v (known agents: %s)", err, profileNames())
 	}
 	return nil
 }

@@ -1,12 +1,18 @@
 // Package jsonenc is the one JSON encoder of ctx's documents: no HTML
 // escaping (so "<", ">" and "&" stay as they are in paths and text), and,
-// for documents, two-space indentation and a final newline.
+// for documents, two-space indentation and a final newline. The
+// characters a terminal could act on that encoding/json leaves as they are
+// (DEL, the C1 controls and the bidirectional controls) are written as
+// \u escapes, so that a document shown in a terminal cannot move the
+// cursor or reorder text; the value is the same.
 package jsonenc
 
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
+	"unicode/utf8"
 )
 
 // Indent returns v as indented JSON with a final newline.
@@ -18,7 +24,7 @@ func Indent(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return b.Bytes(), nil
+	return escapeControls(b.Bytes()), nil
 }
 
 // Compact returns v as compact JSON without a final newline.
@@ -29,7 +35,31 @@ func Compact(v any) ([]byte, error) {
 	if err := enc.Encode(v); err != nil {
 		return nil, err
 	}
-	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+	return escapeControls(bytes.TrimSuffix(b.Bytes(), []byte("\n"))), nil
+}
+
+// escapeControls writes DEL, U+0080..U+009F and the bidirectional
+// controls of b as \u escapes. They can only be inside strings (JSON's
+// own syntax is ASCII), where an escape means the same character.
+func escapeControls(b []byte) []byte {
+	if !bytes.ContainsFunc(b, terminalControl) {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for len(b) > 0 {
+		r, n := utf8.DecodeRune(b)
+		if terminalControl(r) {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		} else {
+			out = append(out, b[:n]...)
+		}
+		b = b[n:]
+	}
+	return out
+}
+
+func terminalControl(r rune) bool {
+	return r >= 0x7f && r < 0xa0 || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 // Write writes v to w as [Indent] does, in one Write call.

@@ -46,7 +46,9 @@ func TestNoTerminalControlsFromTheRepository(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	toml := func(s string) string { return strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`, "\u009b", `\u009b`, "\u202e", `\u202e`).Replace(s) }
+	toml := func(s string) string {
+		return strings.NewReplacer("\x1b", `\u001b`, "\x07", `\u0007`, "\u009b", `\u009b`, "\u202e", `\u202e`).Replace(s)
+	}
 	write("AGENTS.md", "# Agents\n\nBe careful.\n")
 	write("src/ok.py", "print('ok')\n")
 	write("src/evil"+hostile+".py", "print('evil')\n")

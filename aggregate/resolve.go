@@ -78,7 +78,7 @@ func newResolver(o Options, base string, ign Ignorer) *resolver {
 		r.skip[d] = "the output directory"
 	}
 	if o.AttachmentsDir != "" {
-		r.skip[o.AttachmentsDir] = "the attachments directory of [discussion]"
+		r.skip[o.AttachmentsDir] = "the attachments directory of [history]"
 		if real, err := filepath.EvalSymlinks(o.AttachmentsDir); err == nil {
 			r.skip[real] = r.skip[o.AttachmentsDir]
 		}
@@ -272,7 +272,7 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)), nil
 	}
 	if r.isHistory(abs, true) {
-		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)+" is the history file of [discussion], sent as the Discussion History"), nil
+		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)+" is the history file of [history], sent as the Discussion History"), nil
 	}
 	st, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -526,7 +526,7 @@ func (r *resolver) leftOut(ctx context.Context, root, pattern string, dropped in
 		case outputs != "":
 			return " (earlier outputs are never aggregated: " + mdtext.Escape(outputs) + ")", nil
 		case history:
-			return " (the history file of [discussion] is never aggregated)", nil
+			return " (the history file of [history] is never aggregated)", nil
 		}
 	}
 	if defaults {

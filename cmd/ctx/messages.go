@@ -87,7 +87,7 @@ func (e *env) messages(c *cli.Context) error {
 	if format != "json" && format != "markdown" {
 		return usagef("--format: must be json or markdown, not %q", format)
 	}
-	d, err := discussionFlags(c)
+	d, err := historyFlags(c)
 	if err != nil {
 		return err
 	}
@@ -141,10 +141,10 @@ func (e *env) messages(c *cli.Context) error {
 	return e.output(c, out.Bytes())
 }
 
-// discussionFlags turns the flags into the [discussion] options, checked
+// historyFlags turns the flags into the [history] options, checked
 // by the same rules as the configuration.
-func discussionFlags(c *cli.Context) (*config.Discussion, error) {
-	d := &config.Discussion{
+func historyFlags(c *cli.Context) (*config.History, error) {
+	d := &config.History{
 		ToolCleanup:     history.ToolCleanupMode(c.String("tool-cleanup")),
 		Sandbox:         c.Bool("sandbox"),
 		ToolUseForFiles: c.Bool("tool-use-for-files"),
@@ -186,7 +186,7 @@ func discussionFlags(c *cli.Context) (*config.Discussion, error) {
 	return d, nil
 }
 
-// flagName turns a [discussion] key into its flag name.
+// flagName turns a [history] key into its flag name.
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
 
 // discussionSection is the Discussion History section of [discussion] in

@@ -69,7 +69,7 @@ func attachmentFindings(m *manifest.Manifest) []Finding {
 	return out
 }
 
-// historyID is the SourceID of the findings in the discussion history, and
+// historyID is the SourceID of the findings in the chat history, and
 // filesID of those in a files section whose blocks cannot be told apart.
 const (
 	historyID = string(manifest.SectionHistory)
@@ -165,7 +165,7 @@ func secretFindings(ctx context.Context, m *manifest.Manifest, sc secrets.Scanne
 	for _, sec := range m.Sections {
 		switch {
 		case sec.ID == manifest.SectionHistory:
-			add(historyID, historyID, sec.Text, func(f secrets.Finding) (int, string) {
+			add(historyID, history.ScanName, sec.Text, func(f secrets.Finding) (int, string) {
 				where := atLine(f.Line) + " of the history"
 				if n := excerpt(sec.Text, f.Start); n > 0 {
 					where = "in discussion excerpt " + strconv.Itoa(n) + " (" + where + ")"

@@ -1,9 +1,12 @@
 package config
 
 import (
+	"context"
 	"fmt"
 	"reflect"
 	"testing"
+
+	"github.com/ctxaudit/ctx/history"
 )
 
 func TestDecodeHistory(t *testing.T) {
@@ -196,5 +199,39 @@ func TestSwitchesOwnFields(t *testing.T) {
 	}
 	if keys := HistoryBoolKeys(); len(keys) != 8 || keys[0] != "pin_summary" {
 		t.Errorf("keys %q", keys)
+	}
+}
+
+// The history was scanned for secrets as "discussion_history": an
+// allowlist path that names it names the history now ("history"), with a
+// warning, and goes on allowing its findings.
+func TestOldHistoryScanName(t *testing.T) {
+	const pat = "ghp_Yk3IMJ9PvMJ11Uqz6DNLLgGxJCbUUrt93l4B" // fake
+	for _, tc := range []struct {
+		src, warning string
+		paths        []string
+	}{
+		{"[[secrets.allow]]\npaths = [\"src/**\",\n  \"discussion_history\"]\n", `ctx.toml:3: secrets.allow[0].paths[1]: "discussion_history" is now "history"`, []string{"src/**", "history"}},
+		{"[[secrets.allow]]\nrules = [\"github-pat\"]\npaths = \"discussion_history\"\n", `ctx.toml:3: secrets.allow[0].paths: "discussion_history" is now "history"`, []string{"history"}},
+		{"[[secrets.allow]]\npaths = [\"history\"]\n", "", []string{"history"}},
+	} {
+		c, err := Decode("ctx.toml", []byte(tc.src))
+		if err != nil {
+			t.Fatalf("%q: %v", tc.src, err)
+		}
+		var want []string
+		if tc.warning != "" {
+			want = []string{tc.warning}
+		}
+		if !reflect.DeepEqual(c.Warnings, want) || !reflect.DeepEqual(c.Secrets.Allow[0].Paths, tc.paths) {
+			t.Errorf("%q: warnings %q paths %q, want %q %q", tc.src, c.Warnings, c.Secrets.Allow[0].Paths, want, tc.paths)
+		}
+		sc, err := c.Scanner()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if found, err := sc.Scan(context.Background(), history.ScanName, "token = "+pat+"\n"); err != nil || len(found) != 0 {
+			t.Errorf("%q: the history's secret is not allowed: %v %v", tc.src, found, err)
+		}
 	}
 }

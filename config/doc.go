@@ -19,7 +19,7 @@
 // [Project.ManifestOptions] covers discovery, [[sources]], budgets,
 // [files], [screenshots] and [history]; [Project.AggregateOptions] is
 // what `ctx aggregate` runs; [History.HistoryOptions] is what `ctx
-// messages` builds with. A caller may change any option before use, as the
+// history` builds with. A caller may change any option before use, as the
 // command's flags do. The example program examples/runtime prints exactly
 // what the command prints, through these calls only.
 //

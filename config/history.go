@@ -9,11 +9,11 @@ import (
 )
 
 // History is the [history] table: the chat history that ctx render
-// appends last, built as `ctx messages` builds it. Every key but history is
+// appends last, built as `ctx history` builds it. Every key but history is
 // optional; nil pointers and empty strings are absent keys, which keep the
 // command's defaults.
 //
-// The keys mirror the flags of ctx messages, with underscores for dashes
+// The keys mirror the flags of ctx history, with underscores for dashes
 // (max_messages is --max-messages), so that [History.Check] can name
 // either.
 //
@@ -124,7 +124,7 @@ func (d *History) ints() []struct {
 // counts and sizes are nonnegative, context_window is positive, threshold
 // is a fraction in (0, 1], tool_cleanup is none, stub-old-results or auto, and
 // context_window and threshold need tool_cleanup auto. The messages name no
-// syntax, so that ctx messages can report them for its flags.
+// syntax, so that ctx history can report them for its flags.
 func (d *History) Check() (key, msg string) {
 	if d.ToolCleanup != "" && !oneOf(string(d.ToolCleanup), toolCleanupModes()) {
 		return "tool_cleanup", fmt.Sprintf("must be none, stub-old-results or auto, not %q", d.ToolCleanup)

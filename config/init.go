@@ -111,7 +111,7 @@ total_tokens = %d       # %s
 # paths = ["README.md", "src/**/*.go"]
 # max_tokens = 8000
 
-# The conversation so far (ctx messages; docs/config.md, [history]).
+# The conversation so far (ctx history; docs/config.md, [history]).
 # [history]
 # history = "history.json"
 `, lines, linesWhy, layer, why, total, totalWhy)

@@ -263,7 +263,7 @@ func (h HistoryOptions) estimator(est measure.Estimator) measure.Estimator {
 // BuildHistory reads the history file of h (relative paths resolve against
 // projectDir) and builds it as [Build] does: the record of what was read
 // and sent, and the Discussion History section (history.Section, the same
-// bytes as `ctx messages --format markdown`), or "" when no message
+// bytes as `ctx history --format markdown`), or "" when no message
 // remains (the record's hash is then the hash of ""). Tokens are counted
 // with h.Options.Estimator, as everywhere in history.Options (nil: the
 // default, chars4); [Options.SetEstimator] sets it with the manifest's.

@@ -270,7 +270,7 @@ func (e *env) aggregate(c *cli.Context) error {
 		dst  *measure.Limit
 	}{{"max-tokens", &o.MaxTokens}, {"max-file-tokens", &o.MaxFileTokens}} {
 		if c.IsSet(f.name) {
-			// 0 is no limit, as --max-tokens 0 is in ctx messages
+			// 0 is no limit, as --max-tokens 0 is in ctx history
 			switch n := c.Int(f.name); {
 			case n < 0:
 				return usagef("--%s: must not be negative, not %d", f.name, n)

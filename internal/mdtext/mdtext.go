@@ -10,7 +10,7 @@ import (
 )
 
 // HistoryHeading starts the chat history's section, in the aggregate
-// document, in `ctx messages --format markdown` and in the rendered
+// document, in `ctx history --format markdown` and in the rendered
 // context. It is Manual Slop's title of the section.
 const HistoryHeading = "## Discussion History"
 

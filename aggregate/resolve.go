@@ -18,7 +18,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
-// IsHistoryFile reports whether name is a discussion history file
+// IsHistoryFile reports whether name is a chat history file
 // (history.toml or *_history.toml, any case), which is never aggregated.
 func IsHistoryFile(name string) bool {
 	l := strings.ToLower(path.Base(filepath.ToSlash(name)))
@@ -47,7 +47,7 @@ type resolver struct {
 	// dropped counts the paths the ignore rules, the history file and the
 	// outputs left out of walks (see leftOut)
 	dropped int
-	// history holds the discussion history file (Options.HistoryFile),
+	// history holds the chat history file (Options.HistoryFile),
 	// as given and with its links resolved
 	history map[string]bool
 	// outputs are the output directories that hold the base directory
@@ -104,7 +104,7 @@ func (r *resolver) isOutput(abs string) bool {
 	return ok && re.MatchString(filepath.Base(abs))
 }
 
-// isHistory reports whether abs is the discussion history file: its path,
+// isHistory reports whether abs is the chat history file: its path,
 // or, for a symbolic link, where the link leads.
 func (r *resolver) isHistory(abs string, link bool) bool {
 	if len(r.history) == 0 {

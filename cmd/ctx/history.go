@@ -206,11 +206,11 @@ func historyFlags(c *cli.Context) (*config.History, error) {
 // flagName turns a [history] key into its flag name.
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
 
-// discussionSection is the Discussion History section of [discussion] in
+// historySection is the Discussion History section of [history] in
 // the project of c, built as ctx render builds it and counted with est
 // (nil: the configured estimator); "" without the table or when no message
 // remains.
-func discussionSection(c *cli.Context, est measure.Estimator, redact secrets.Scanner) (string, error) {
+func historySection(c *cli.Context, est measure.Estimator, redact secrets.Scanner) (string, error) {
 	p, err := loadProject(c)
 	if err != nil {
 		return "", err

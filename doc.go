@@ -56,7 +56,7 @@
 //     summary, masked, custom slices) under a token budget, as
 //     `ctx aggregate` writes them (aggregate.Run, aggregate.Stream).
 //   - history: the chat history to send, with what was dropped and why
-//     (history.Build), as `ctx messages` builds it.
+//     (history.Build), as `ctx history` builds it.
 //   - provenance: a stored manifest against the files now
 //     (provenance.Verify) and two manifests compared (provenance.Diff), with
 //     WriteVerify and WriteDiff for `ctx verify` and `ctx diff`.

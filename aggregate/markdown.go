@@ -70,7 +70,7 @@ func HistorySection(history string) string {
 }
 
 // Markdown composes the document: the files section titled title, the
-// screenshots, and the discussion history last (so that everything before
+// screenshots, and the chat history last (so that everything before
 // it is a stable prefix), joined by "\n\n---\n\n". Empty sections are left
 // out. With history "" it is the static prefix alone. [Run] adds the Beads
 // section before the history ([Compose]).
@@ -79,7 +79,7 @@ func Markdown(title string, items []Item, shots []Screenshot, history string) st
 }
 
 // Compose joins the sections that are not empty by "\n\n---\n\n", in
-// order: files, screenshots, Beads, discussion history.
+// order: files, screenshots, Beads, chat history.
 func Compose(sections ...string) string {
 	var parts []string
 	for _, s := range sections {

@@ -611,7 +611,7 @@ func TestHeaderLabelWithBacktick(t *testing.T) {
 	}
 }
 
-// The [discussion] history file and its attachments directory are never
+// The [history] history file and its attachments directory are never
 // aggregated: globs and walks leave them out (a link to the history file
 // too), and naming the history file is an error item that says why.
 func TestHistoryFileNeverAggregated(t *testing.T) {
@@ -640,15 +640,15 @@ func TestHistoryFileNeverAggregated(t *testing.T) {
 	}
 	want := []string{
 		"only/h2.json: ", "other.json: ", "sub/keep.json: ",
-		"h.json: history files are never aggregated: h.json is the history file of [discussion], sent as the Discussion History",
-		"chat/files: no files matched: chat/files (directory walks never enter chat/files, the attachments directory of [discussion])",
+		"h.json: history files are never aggregated: h.json is the history file of [history], sent as the Discussion History",
+		"chat/files: no files matched: chat/files (directory walks never enter chat/files, the attachments directory of [history])",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("entries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 	o.HistoryFile = filepath.Join(dir, "only", "h2.json")
 	o.Files = []FileItem{{Path: "only/*.json"}}
-	if items := build(t, o); len(items) != 1 || items[0].Error != "no files matched: only/*.json (the history file of [discussion] is never aggregated)" {
+	if items := build(t, o); len(items) != 1 || items[0].Error != "no files matched: only/*.json (the history file of [history] is never aggregated)" {
 		t.Errorf("only the history: %+v", items)
 	}
 }

@@ -100,17 +100,14 @@ const (
 	SectionHistory = "Discussion History"
 )
 
-// HistoryScanName is the name the Discussion History is scanned under,
-// which a secrets allowlist's paths match (as history.ScanName).
-const HistoryScanName = "discussion_history"
-
 // scanSections scans the Beads and Discussion History sections of a
 // document (either may be "").
-func scanSections(ctx context.Context, sc secrets.Scanner, beadsText, history string) ([]FileSecret, error) {
+func scanSections(ctx context.Context, sc secrets.Scanner, beadsText, historyText string) ([]FileSecret, error) {
 	var out []FileSecret
 	for _, s := range []struct{ name, scanName, text string }{
 		{SectionBeads, beads.ScanName, beadsText},
-		{SectionHistory, HistoryScanName, history},
+		// the name a secrets allowlist's paths match, as history.ScanName
+		{SectionHistory, mdtext.HistoryScanName, historyText},
 	} {
 		if s.text == "" {
 			continue

@@ -18,7 +18,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
-// IsHistoryFile reports whether name is a discussion history file
+// IsHistoryFile reports whether name is a chat history file
 // (history.toml or *_history.toml, any case), which is never aggregated.
 func IsHistoryFile(name string) bool {
 	l := strings.ToLower(path.Base(filepath.ToSlash(name)))
@@ -47,7 +47,7 @@ type resolver struct {
 	// dropped counts the paths the ignore rules, the history file and the
 	// outputs left out of walks (see leftOut)
 	dropped int
-	// history holds the discussion history file (Options.HistoryFile),
+	// history holds the chat history file (Options.HistoryFile),
 	// as given and with its links resolved
 	history map[string]bool
 	// outputs are the output directories that hold the base directory
@@ -78,7 +78,7 @@ func newResolver(o Options, base string, ign Ignorer) *resolver {
 		r.skip[d] = "the output directory"
 	}
 	if o.AttachmentsDir != "" {
-		r.skip[o.AttachmentsDir] = "the attachments directory of [discussion]"
+		r.skip[o.AttachmentsDir] = "the attachments directory of [history]"
 		if real, err := filepath.EvalSymlinks(o.AttachmentsDir); err == nil {
 			r.skip[real] = r.skip[o.AttachmentsDir]
 		}
@@ -104,7 +104,7 @@ func (r *resolver) isOutput(abs string) bool {
 	return ok && re.MatchString(filepath.Base(abs))
 }
 
-// isHistory reports whether abs is the discussion history file: its path,
+// isHistory reports whether abs is the chat history file: its path,
 // or, for a symbolic link, where the link leads.
 func (r *resolver) isHistory(abs string, link bool) bool {
 	if len(r.history) == 0 {
@@ -272,7 +272,7 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)), nil
 	}
 	if r.isHistory(abs, true) {
-		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)+" is the history file of [discussion], sent as the Discussion History"), nil
+		return errT(label, "history files are never aggregated: "+mdtext.Escape(label)+" is the history file of [history], sent as the Discussion History"), nil
 	}
 	st, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -526,7 +526,7 @@ func (r *resolver) leftOut(ctx context.Context, root, pattern string, dropped in
 		case outputs != "":
 			return " (earlier outputs are never aggregated: " + mdtext.Escape(outputs) + ")", nil
 		case history:
-			return " (the history file of [discussion] is never aggregated)", nil
+			return " (the history file of [history] is never aggregated)", nil
 		}
 	}
 	if defaults {

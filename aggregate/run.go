@@ -97,7 +97,7 @@ type Options struct {
 	// Track", execution_mode = "beads") from the project's Beads store,
 	// between the screenshots and the history; nil adds none.
 	Beads *beads.Options
-	// History is the discussion history, already rendered; it becomes the
+	// History is the chat history, already rendered; it becomes the
 	// last section, "## Discussion History".
 	History string
 	// OutputDir, when set, makes Run write {OutputDir}/{Namespace}_{NNN}.md.
@@ -177,7 +177,7 @@ type Options struct {
 	// even when the caller then clears OutputDir (--stdout), so earlier
 	// outputs never feed back into a run.
 	SkipDirs []string
-	// HistoryFile is the discussion history file ([discussion] history)
+	// HistoryFile is the chat history file (history of [history])
 	// and AttachmentsDir its attachments directory: like history.toml they
 	// are never aggregated (they are sent as the Discussion History). Globs
 	// and walks leave the file out and never enter the directory, and an
@@ -627,7 +627,7 @@ func isGitIgnore(ign Ignorer) bool {
 // Result is the outcome of [Run] and [Stream].
 type Result struct {
 	// Markdown is the whole document; Static is the same without the
-	// discussion history (the cacheable prefix). Both are "" in a Result
+	// chat history (the cacheable prefix). Both are "" in a Result
 	// of [Stream], which wrote the document instead.
 	Markdown string
 	Static   string

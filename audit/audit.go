@@ -6,7 +6,7 @@
 // truncation, natives without evidence), then what the agent's profile
 // found (its own cuts, imports, limits), then the aggregated files, then
 // the text that is sent (every included fragment, every aggregated file's
-// block, the discussion history) for credentials, and last the rendered
+// block, the chat history) for credentials, and last the rendered
 // total against the thresholds. A missing file that nobody named (the
 // manifest's implicit_sources) is info, so a check passes on an ordinary
 // repository, and the formats for people and CI leave it out (see
@@ -239,7 +239,7 @@ type Options struct {
 	// manifest names, and nil uses that one (see [Run]).
 	Estimator measure.Estimator
 	// Secrets scans every emitted fragment, aggregated file and the
-	// discussion history for credentials (secret findings, severity
+	// chat history for credentials (secret findings, severity
 	// error); nil scans nothing, as a nil scanner does in every option
 	// of ctx. config.Project.AuditOptions gives secrets/gitleaks' with the
 	// project's allowlist.

@@ -24,7 +24,7 @@ import (
 )
 
 // CodeSecret: a credential in the text that is sent (an included
-// fragment, an aggregated file's block, the discussion history); error.
+// fragment, an aggregated file's block, the chat history); error.
 // RelatedID is the rule that found it, Line its line in the file when
 // known; the message never holds the secret.
 const CodeSecret Code = "secret"
@@ -69,7 +69,7 @@ func attachmentFindings(m *manifest.Manifest) []Finding {
 	return out
 }
 
-// historyID is the SourceID of the findings in the discussion history, and
+// historyID is the SourceID of the findings in the chat history, and
 // filesID of those in a files section whose blocks cannot be told apart.
 const (
 	historyID = string(manifest.SectionHistory)
@@ -115,7 +115,7 @@ func SecretWarnings(findings []Finding) []string {
 // secretFindings scans what m sends, in rendering order: the fragment of
 // every included source, the files the agent loads by itself (read again,
 // when they still hold the recorded bytes), the block of every aggregated
-// file, the discussion history.
+// file, the chat history.
 func secretFindings(ctx context.Context, m *manifest.Manifest, sc secrets.Scanner) ([]Finding, error) {
 	// the texts are scanned in parallel and reported in this order
 	var jobs []scanJob
@@ -165,7 +165,7 @@ func secretFindings(ctx context.Context, m *manifest.Manifest, sc secrets.Scanne
 	for _, sec := range m.Sections {
 		switch {
 		case sec.ID == manifest.SectionHistory:
-			add(historyID, historyID, sec.Text, func(f secrets.Finding) (int, string) {
+			add(historyID, history.ScanName, sec.Text, func(f secrets.Finding) (int, string) {
 				where := atLine(f.Line) + " of the history"
 				if n := excerpt(sec.Text, f.Start); n > 0 {
 					where = "in discussion excerpt " + strconv.Itoa(n) + " (" + where + ")"

@@ -86,7 +86,7 @@ func TestSecretFindings(t *testing.T) {
 		"project_agents | aws-access-token | 4 | credential (aws-access-token) at line 4 would be sent; --redact replaces it",
 		"file:app/conf.py | github-pat | 3 | credential (github-pat) at line 3 would be sent; --redact replaces it",
 		"file:app/deep.py | github-pat | 0 | credential (github-pat) at line 1 of the skeleton view would be sent; --redact replaces it",
-		"discussion_history | slack-bot-token | 0 | credential (slack-bot-token) in discussion excerpt 2 (at line 12 of the history) would be sent; --redact replaces it",
+		"history | slack-bot-token | 0 | credential (slack-bot-token) in discussion excerpt 2 (at line 12 of the history) would be sent; --redact replaces it",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("secret findings:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -60,8 +60,8 @@ func fileItems(file string, es []FileEntry) []aggregate.FileItem {
 // in ctx.toml does. Keys the file does not set keep their defaults:
 // base_dir the project directory, output_dir ".ctx/out", namespace "ctx",
 // keep aggregate.DefaultKeep numbered outputs, strategy auto, no token limits, no redaction unless [secrets] redact is
-// true (then with the allowlist). The [discussion] history file and
-// attachments directory are never aggregated (HistoryFile,
+// true (then with the allowlist). The history file and
+// attachments directory of [history] are never aggregated (HistoryFile,
 // AttachmentsDir). The estimator is the file's (nil, the
 // default, when it sets none). The engine is codeview's (tree-sitter).
 func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
@@ -121,7 +121,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	// not feed back into the files section
 	o.SkipDirs = []string{o.OutputDir}
 	// the history is sent as the Discussion History, never as a file
-	if d := c.Discussion; d != nil {
+	if d := c.History; d != nil {
 		o.HistoryFile = discover.Join(dir, home, d.History)
 		if d.Attachments != nil {
 			o.AttachmentsDir = discover.Join(dir, home, *d.Attachments)

@@ -48,15 +48,15 @@ keep = 3
 		t.Errorf("SkipDirs = %v", o.SkipDirs)
 	}
 	if o.HistoryFile != "" || o.AttachmentsDir != "" {
-		t.Errorf("no [discussion]: %q %q", o.HistoryFile, o.AttachmentsDir)
+		t.Errorf("no [history]: %q %q", o.HistoryFile, o.AttachmentsDir)
 	}
-	// the [discussion] history and attachments are never aggregated
-	c, err := Decode("ctx.toml", []byte("[discussion]\nhistory = \"chat/h.json\"\nattachments = \"chat/files\"\n"))
+	// the [history] history and attachments are never aggregated
+	c, err := Decode("ctx.toml", []byte("[history]\nhistory = \"chat/h.json\"\nattachments = \"chat/files\"\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if o := c.AggregateOptions("/p", "/home/u"); o.HistoryFile != "/p/chat/h.json" || o.AttachmentsDir != "/p/chat/files" {
-		t.Errorf("[discussion]: %q %q", o.HistoryFile, o.AttachmentsDir)
+		t.Errorf("[history]: %q %q", o.HistoryFile, o.AttachmentsDir)
 	}
 	// keep = 0 keeps every output
 	c, err = Decode("ctx.toml", []byte("[output]\nkeep = 0\n"))

@@ -41,8 +41,8 @@ type Config struct {
 
 	// Aggregation ([files], [screenshots], [output], [presets.NAME]); see files.go.
 	Aggregate Aggregate
-	// Discussion history ([discussion]); see discussion.go.
-	Discussion *Discussion
+	// The chat history ([history]); see history.go.
+	History *History
 
 	// RelativePaths is relative_paths: record paths relative to the
 	// project directory (manifest.Options.RelativePaths); nil when absent.
@@ -60,6 +60,11 @@ type Config struct {
 	ExecutionModeLine int
 	BeadsPath         *string
 	BeadsPathLine     int
+
+	// Warnings are what the file still accepts but should say otherwise,
+	// each naming the file and line ("ctx.toml:12: [discussion] is now
+	// [history]"); the ctx command prints each as "ctx: warning: ...".
+	Warnings []string
 }
 
 // ExecutionModeBeads is the execution_mode that adds the Beads section.
@@ -131,8 +136,9 @@ func Decode(file string, data []byte) (*Config, error) {
 	}
 	c := &Config{File: file}
 	t := d.table()
-	if err := t.CheckKeys("agent", "profile", "workspace_dir", "shared_path", "native_paths", "discover", "estimator",
-		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "discussion",
+	// the old name of [history] is accepted, but never listed
+	if err := withoutKey(t, oldHistoryTable).CheckKeys("agent", "profile", "workspace_dir", "shared_path", "native_paths", "discover", "estimator",
+		"sources", "budgets", "audit", "files", "screenshots", "output", "presets", "history",
 		"relative_paths", "secrets", "execution_mode", "beads_path"); err != nil {
 		return nil, err
 	}
@@ -142,7 +148,7 @@ func Decode(file string, data []byte) (*Config, error) {
 	if err := decodeAggregate(t, c); err != nil {
 		return nil, err
 	}
-	if err := decodeDiscussion(t, c); err != nil {
+	if err := decodeHistory(t, c); err != nil {
 		return nil, err
 	}
 	if err := decodeSecrets(t, c); err != nil {

@@ -221,7 +221,7 @@ func FuzzDecode(f *testing.F) {
 func TestEstimatorAndTokenBudgets(t *testing.T) {
 	dir := t.TempDir()
 	toml := "agent = \"codex\"\nestimator = \"o200k\"\n[budgets.project]\nmax_tokens = 2000\n[budgets.memory]\nmax_lines = 10\nmax_tokens = \"inf\"\n" +
-		"[files]\npaths = [\"a.go\"]\n[discussion]\nhistory = \"h.json\"\n"
+		"[files]\npaths = [\"a.go\"]\n[history]\nhistory = \"h.json\"\n"
 	if err := os.WriteFile(filepath.Join(dir, FileName), []byte(toml), 0o644); err != nil {
 		t.Fatal(err)
 	}

@@ -17,9 +17,9 @@
 //	err = audit.Write(w, rep, audit.FormatJSON, audit.WriteOptions{Home: p.Home})
 //
 // [Project.ManifestOptions] covers discovery, [[sources]], budgets,
-// [files], [screenshots] and [discussion]; [Project.AggregateOptions] is
-// what `ctx aggregate` runs; [Discussion.HistoryOptions] is what `ctx
-// messages` builds with. A caller may change any option before use, as the
+// [files], [screenshots] and [history]; [Project.AggregateOptions] is
+// what `ctx aggregate` runs; [History.HistoryOptions] is what `ctx
+// history` builds with. A caller may change any option before use, as the
 // command's flags do. The example program examples/runtime prints exactly
 // what the command prints, through these calls only.
 //

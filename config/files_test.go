@@ -214,12 +214,12 @@ func TestDecodePresets(t *testing.T) {
 // [budgets] and [audit]; so does leaving the key out.
 func TestTokenBudgetInf(t *testing.T) {
 	for _, src := range []string{"[files]\nmax_tokens = \"inf\"\nmax_file_tokens = inf\n", "[files]\n"} {
-		c, err := Decode("ctx.toml", []byte(src+"[discussion]\nhistory = \"h\"\nmax_tokens = \"inf\"\n"))
+		c, err := Decode("ctx.toml", []byte(src+"[history]\nhistory = \"h\"\nmax_tokens = \"inf\"\n"))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Aggregate.Files.MaxTokens != nil || c.Aggregate.Files.MaxFileTokens != nil || c.Discussion.MaxTokens != nil {
-			t.Errorf("%q: %+v %+v", src, c.Aggregate.Files, c.Discussion)
+		if c.Aggregate.Files.MaxTokens != nil || c.Aggregate.Files.MaxFileTokens != nil || c.History.MaxTokens != nil {
+			t.Errorf("%q: %+v %+v", src, c.Aggregate.Files, c.History)
 		}
 		if o := c.AggregateOptions("/p", "/h"); o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() {
 			t.Errorf("options %+v", o)

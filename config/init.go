@@ -111,8 +111,8 @@ total_tokens = %d       # %s
 # paths = ["README.md", "src/**/*.go"]
 # max_tokens = 8000
 
-# The conversation so far (ctx messages; docs/config.md, [discussion]).
-# [discussion]
+# The conversation so far (ctx history; docs/config.md, [history]).
+# [history]
 # history = "history.json"
 `, lines, linesWhy, layer, why, total, totalWhy)
 	return b.String()

@@ -149,7 +149,7 @@ func (p *Project) where(line int) string { return fmt.Sprintf("%s:%d", p.Config.
 // ManifestOptions returns the options of manifest.Build for the project:
 // discovery (agent, workspace, shared file, natives, [[sources]]), the
 // budgets, the estimator (of every stage), the aggregated files when
-// [files] or [screenshots] is present, the history when [discussion] is,
+// [files] or [screenshots] is present, the history when [history] is,
 // the profile, relative_paths, [secrets] (redact and the allowlist), and
 // the user's allow_outside. The agent is "" when the file sets none
 // (manifest.Build then uses the profile's name, else generic). A caller
@@ -239,11 +239,12 @@ func (p *Project) AllowOutside() []string {
 	return append([]string(nil), p.User.AllowOutside...)
 }
 
-// HistoryOptions returns how [discussion] builds the history, with its
+// HistoryOptions returns how [history] builds the chat history, with its
 // paths resolved against the project directory and the estimator of the
-// file; nil without [discussion].
+// file; nil without [history]. Errors name the table as the file does
+// ("ctx.toml:12: history", or discussion in a file with the old name).
 func (p *Project) HistoryOptions() *manifest.HistoryOptions {
-	d := p.Config.Discussion
+	d := p.Config.History
 	if d == nil {
 		return nil
 	}
@@ -251,13 +252,13 @@ func (p *Project) HistoryOptions() *manifest.HistoryOptions {
 		Path:    discover.Join(p.Dir, p.Home, d.History),
 		Name:    d.History,
 		Options: d.HistoryOptions(),
-		Where:   p.where(d.Line) + ": discussion",
+		Where:   p.where(d.Line) + ": " + d.Table,
 	}
 	if d.HistoryLine > 0 {
-		h.WhereHistory = p.where(d.HistoryLine) + ": discussion.history"
+		h.WhereHistory = p.where(d.HistoryLine) + ": " + d.Table + ".history"
 	}
 	if d.AttachmentsLine > 0 {
-		h.WhereAttachments = p.where(d.AttachmentsLine) + ": discussion.attachments"
+		h.WhereAttachments = p.where(d.AttachmentsLine) + ": " + d.Table + ".attachments"
 	}
 	h.Options.Estimator = p.Config.Estimator
 	h.AllowOutside = p.AllowOutside()

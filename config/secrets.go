@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/ctxaudit/ctx/history"
 	"github.com/ctxaudit/ctx/secrets"
 	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
@@ -77,6 +78,7 @@ func decodeSecrets(t table, c *Config) error {
 		if a.Reason, _, err = e.String("reason"); err != nil {
 			return err
 		}
+		renameOldHistoryPath(e, &a, c)
 		// check the entry as the scanner will, naming its line and field
 		if _, err := gitleaks.New(secrets.Options{Allow: []secrets.Allow{a}}); err != nil {
 			var ae *secrets.AllowError
@@ -95,6 +97,28 @@ func decodeSecrets(t table, c *Config) error {
 	}
 	c.Secrets.scanner, err = gitleaks.New(c.SecretsOptions())
 	return err
+}
+
+// oldHistoryScanName is the name the chat history was scanned under
+// before history.ScanName ("history").
+const oldHistoryScanName = "discussion_history"
+
+// renameOldHistoryPath replaces a path of an allowlist entry that is the
+// history's old scan name with its name now, with a warning, so that the
+// entry goes on allowing what it allowed.
+func renameOldHistoryPath(e table, a *secrets.Allow, c *Config) {
+	_, isArray := e.M["paths"].([]any)
+	for i, p := range a.Paths {
+		if p != oldHistoryScanName {
+			continue
+		}
+		a.Paths[i] = history.ScanName
+		field := e.Field("paths")
+		if isArray {
+			field = indexKey(field, i)
+		}
+		c.Warnings = append(c.Warnings, fmt.Sprintf("%s: %q is now %q", e.doc.at(field), oldHistoryScanName, history.ScanName))
+	}
 }
 
 // SecretsOptions returns the options of the secret scan: the allowlist.

@@ -14,7 +14,7 @@ import (
 // only the user may decide, never a repository's ctx.toml:
 //
 //	# directories outside a project whose files ctx may read for it:
-//	# [files] entries, the [discussion] history file and attachments
+//	# [files] entries, the [history] history file and attachments
 //	allow_outside = ["~/notes", "/srv/shared-docs"]
 func UserFile(userConfigDir string) string {
 	return filepath.Join(userConfigDir, "ctx", "config.toml")

@@ -15,7 +15,7 @@ import (
 // MaxRequestBytes is the largest request DecodeRequest reads.
 const MaxRequestBytes = 256 << 20
 
-// Request is the input document of the messages command:
+// Request is the input document of the history command:
 // {"messages": [...], "compactionPoints": [...]}.
 type Request struct {
 	// Messages is the history, oldest first.

@@ -9,7 +9,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/mdtext"
 )
 
-// Section returns the Discussion History section of r, as `ctx messages
+// Section returns the Discussion History section of r, as `ctx history
 // --format markdown` prints it and as the rendered context ends with it:
 // the heading "## Discussion History", a blank line, [Markdown] of r and a
 // final newline; the heading and a newline alone when no message remains.
@@ -99,7 +99,7 @@ func pyStrip(s string) string {
 	})
 }
 
-// WriteJSON writes r as `ctx messages` prints it: {"messages": [...],
+// WriteJSON writes r as `ctx history` prints it: {"messages": [...],
 // "report": {...}}.
 func (r Result) WriteJSON(w io.Writer) error {
 	msgs := r.Messages

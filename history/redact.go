@@ -5,14 +5,16 @@ import (
 	"encoding/json"
 	"strconv"
 
+	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
 )
 
 // ScanName is the name messages are scanned under, which the paths of a
 // secrets allowlist match (an attachment is scanned under its storage
-// key).
-const ScanName = "discussion_history"
+// key); the Discussion History section of a pack and of a manifest is
+// scanned under it too.
+const ScanName = mdtext.HistoryScanName
 
 // Redaction records the credentials replaced in one piece of a message, or
 // in one attachment.

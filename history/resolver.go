@@ -115,7 +115,7 @@ func (d *DirResolver) Read(ctx context.Context, key string) (string, error) {
 // BuildRequest builds req as [Build] does, with the request's compaction
 // points, reading attachments from attachmentsDir (when not "") through a
 // [DirResolver] that it closes; o.AttachmentResolver is used otherwise.
-// It is how `ctx messages` and the manifest's history build a history file.
+// It is how `ctx history` and the manifest's history build a history file.
 func BuildRequest(ctx context.Context, req Request, o Options, attachmentsDir string) (Result, error) {
 	o.CompactionPoints = req.CompactionPoints
 	if attachmentsDir != "" {

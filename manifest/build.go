@@ -49,7 +49,7 @@ type Options struct {
 	// after the files (execution_mode = "beads"); nil adds none. Files.Beads
 	// is not used: the section is the manifest's own.
 	Beads *beads.Options
-	// History, when not nil, builds the discussion history last; nil builds
+	// History, when not nil, builds the chat history last; nil builds
 	// none.
 	History *HistoryOptions
 	// Profile, when set, adds what that agent loads by itself as natives
@@ -151,7 +151,7 @@ func (e *BudgetError) Error() string {
 //     prints.
 //  3. With Options.Beads: the Beads store read by beads.Read,
 //     recorded as [Beads], and the Beads section.
-//  4. With Options.History: the discussion history built by history.Build,
+//  4. With Options.History: the chat history built by history.Build,
 //     recorded as [History], and its section last, so that everything
 //     before it is a stable prefix.
 //  5. With Options.RelativePaths: the paths rewritten by [Relativize].

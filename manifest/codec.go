@@ -59,7 +59,9 @@ func checkSize(n int) error {
 // Decode reads a manifest strictly: the schema version is read first and must
 // be 1, the document must match the version 1 JSON Schema (every field
 // present and of its type, no unknown fields), and the result is checked
-// with [Check].
+// with [Check]. The history section of a manifest written before it was
+// named [SectionHistory] ("discussion_history") is read as SectionHistory,
+// in its sections and its redactions.
 func Decode(r io.Reader) (*Manifest, error) {
 	data, err := io.ReadAll(io.LimitReader(r, MaxManifestBytes+1))
 	if err != nil {
@@ -101,6 +103,7 @@ func decode(data []byte) (*Manifest, error) {
 	if d.More() {
 		return nil, errors.New("unexpected data after the manifest")
 	}
+	renameOld(&m)
 	if err := Check(&m); err != nil {
 		return nil, err
 	}
@@ -254,7 +257,7 @@ func checkIntegrity(m *Manifest) error {
 			}
 		}
 		if measure.Hash([]byte(text)) != h.Hash {
-			return &IntegrityError{Where: "history", Msg: "its hash does not match the discussion history section"}
+			return &IntegrityError{Where: "history", Msg: "its hash does not match the history section"}
 		}
 		if (text == "") != (h.MessagesOut == 0) {
 			return &IntegrityError{Where: "history", Msg: fmt.Sprintf("messages_out is %d, but the section is %s", h.MessagesOut, map[bool]string{true: "empty", false: "not empty"}[text == ""])}

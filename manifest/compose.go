@@ -15,7 +15,7 @@ import (
 	"github.com/ctxaudit/ctx/secrets"
 )
 
-// HistoryOptions say where the discussion history comes from and how it is
+// HistoryOptions say where the chat history comes from and how it is
 // built (see [Options].History).
 type HistoryOptions struct {
 	// Path is the history file, a {"messages": [...], "compactionPoints":
@@ -33,11 +33,11 @@ type HistoryOptions struct {
 	// from by storage key (history.NewDirResolver), relative to the project
 	// directory unless absolute; it replaces Options.AttachmentResolver.
 	AttachmentsDir string
-	// Where prefixes errors ("ctx.toml:12: discussion").
+	// Where prefixes errors ("ctx.toml:12: history"; "history" when "").
 	Where string
 	// WhereHistory and WhereAttachments, when set, prefix the errors of
 	// the history file and of the attachments directory instead of Where
-	// and the key ("ctx.toml:14: discussion.history").
+	// and the key ("ctx.toml:14: history.history").
 	WhereHistory, WhereAttachments string
 	// AllowOutside lists the directories outside the project that may
 	// hold the history file and the attachments (Options.AllowOutside,
@@ -263,7 +263,7 @@ func (h HistoryOptions) estimator(est measure.Estimator) measure.Estimator {
 // BuildHistory reads the history file of h (relative paths resolve against
 // projectDir) and builds it as [Build] does: the record of what was read
 // and sent, and the Discussion History section (history.Section, the same
-// bytes as `ctx messages --format markdown`), or "" when no message
+// bytes as `ctx history --format markdown`), or "" when no message
 // remains (the record's hash is then the hash of ""). Tokens are counted
 // with h.Options.Estimator, as everywhere in history.Options (nil: the
 // default, chars4); [Options.SetEstimator] sets it with the manifest's.
@@ -274,7 +274,7 @@ func BuildHistory(ctx context.Context, projectDir string, h HistoryOptions) (*Hi
 	if name == "" {
 		name = h.Path
 	}
-	where := "discussion"
+	where := "history"
 	if h.Where != "" {
 		where = h.Where
 	}

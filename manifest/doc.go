@@ -34,7 +34,7 @@
 // # Extensions
 //
 // Version 1 is extended compatibly with optional fields: files (aggregated
-// project files), history (the discussion), sections (rendered blocks
+// project files), history (the chat history), sections (rendered blocks
 // after the instruction fragments), and the token budgets' max_tokens (in
 // budgets) and max_tokens and omitted_tokens (after the 36 fields of a row
 // whose budget has max_tokens). A manifest without them is the original

@@ -21,11 +21,31 @@ type SectionID string
 const (
 	SectionFiles   SectionID = "files"
 	SectionBeads   SectionID = "beads"
-	SectionHistory SectionID = "discussion_history"
+	SectionHistory SectionID = "history"
 )
 
+// oldSectionHistory is the id SectionHistory had before. A manifest
+// written with it is read as SectionHistory (see [Decode]), so that
+// comparing it with a new one shows no change of name.
+const oldSectionHistory SectionID = "discussion_history"
+
+// renameOld gives the sections and redactions of a decoded manifest the
+// ids of this version: oldSectionHistory becomes SectionHistory.
+func renameOld(m *Manifest) {
+	for i := range m.Sections {
+		if m.Sections[i].ID == oldSectionHistory {
+			m.Sections[i].ID = SectionHistory
+		}
+	}
+	for i := range m.Redactions {
+		if m.Redactions[i].ID == string(oldSectionHistory) {
+			m.Redactions[i].ID = string(SectionHistory)
+		}
+	}
+}
+
 // Section is a block of rendered text that follows the instruction
-// fragments: the aggregated files (with screenshots) first, the discussion
+// fragments: the aggregated files (with screenshots) first, the chat
 // history last, so that the static prefix stays the same across turns.
 type Section struct {
 	ID     SectionID `json:"id"`
@@ -127,7 +147,7 @@ type Beads struct {
 	Hash string `json:"hash"`
 }
 
-// History records the discussion history that was rendered last.
+// History records the chat history that was rendered last.
 type History struct {
 	// File is the history file as configured (HistoryOptions.Name).
 	File         string                     `json:"file"`

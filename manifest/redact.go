@@ -12,11 +12,11 @@ import (
 )
 
 // Redaction records the credentials replaced in one source, file or piece
-// of the discussion history (Options.Redact): the text sent differs from
+// of the chat history (Options.Redact): the text sent differs from
 // the file on purpose, and the hashes tell what was replaced.
 type Redaction struct {
 	// ID names the row: a source id, "file:" and a file's path, or
-	// "discussion_history".
+	// "history" (SectionHistory).
 	ID string `json:"id"`
 	// Where narrows it down in the history: the message id and the piece
 	// ("m3 part 2 text"), or "attachment KEY"; "" for a source or a file.

@@ -3,6 +3,7 @@ package manifest_test
 import (
 	"bytes"
 	"context"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -140,4 +141,54 @@ func defaultScanner(t *testing.T) secrets.Scanner {
 		t.Fatal(err)
 	}
 	return sc
+}
+
+// The history's section and its redactions had the id
+// "discussion_history" before it was "history": a manifest written then
+// still decodes, to the same manifest as one written now.
+func TestDecodeOldHistoryID(t *testing.T) {
+	dir := writeTree(t, map[string]string{
+		"AGENTS.md": "# Rules\n",
+		"chat.json": `{"messages": [{"role": "user", "content": "my token is ` + fakePAT + `"}, {"role": "assistant", "content": "Noted."}]}`,
+	})
+	m, err := manifest.Build(context.Background(), manifest.Options{
+		Discover: discover.Options{Agent: "codex", ProjectDir: dir, Home: t.TempDir(), SharedMode: discover.SharedDisabled},
+		History:  &manifest.HistoryOptions{Path: dir + "/chat.json", Name: "chat.json"},
+		Redact:   true,
+		Scanner:  defaultScanner(t),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := manifest.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const now, before = `"id": "history"`, `"id": "discussion_history"`
+	// one section and one redaction (of the message) carry the id
+	if n := bytes.Count(data, []byte(now)); n != 2 {
+		t.Fatalf("%d ids %s in\n%s", n, now, data)
+	}
+	old := bytes.ReplaceAll(data, []byte(now), []byte(before))
+	got, err := manifest.Decode(bytes.NewReader(old))
+	if err != nil {
+		t.Fatalf("a manifest with %s does not decode: %v", before, err)
+	}
+	want, err := manifest.Decode(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("the old manifest decodes to\n%+v\nwant\n%+v", got, want)
+	}
+	if got.Sections[len(got.Sections)-1].ID != manifest.SectionHistory || got.Redactions[0].ID != string(manifest.SectionHistory) {
+		t.Errorf("sections %+v, redactions %+v", got.Sections, got.Redactions)
+	}
+	again, err := manifest.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(again, data) {
+		t.Error("the old manifest is written back with the old id")
+	}
 }

@@ -42,7 +42,7 @@ type Manifest struct {
 	UnmatchedFocus []string `json:"unmatched_focus,omitempty"`
 	// Beads records the Beads store (see [Beads]).
 	Beads *Beads `json:"beads,omitempty"`
-	// History records the discussion history (see [History]).
+	// History records the chat history (see [History]).
 	History *History `json:"history,omitempty"`
 	// Sections are the rendered blocks after the instruction fragments.
 	Sections []Section `json:"sections,omitempty"`

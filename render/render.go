@@ -11,7 +11,7 @@ import (
 const Separator = "\n\n"
 
 // Text returns the fragments of the included sources, in order, then the
-// text of the manifest's sections (aggregated files, discussion history),
+// text of the manifest's sections (aggregated files, chat history),
 // joined by a blank line; "" when there is nothing. Fragments are emitted exactly as
 // recorded, so a fragment ending in "\n" followed by the separator gives
 // "\n\n\n".

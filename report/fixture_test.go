@@ -148,7 +148,7 @@ func strp(s string) *string { return &s }
 // small has every kind of source: AGENTS.md with sections and a code
 // fence, CLAUDE.md repeating it, a shared file, a workspace file, a native
 // file, inline text, files in the full and skeleton views by directory, a
-// screenshot, the Beads section and a discussion history.
+// screenshot, the Beads section and a chat history.
 func small(t *testing.T) fixture {
 	t.Helper()
 	root, home, project := dirs(t)

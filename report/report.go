@@ -1,7 +1,7 @@
 // Package report writes a context's composition as one self-contained
 // HTML page: a treemap of the tokens an agent is given (instruction
 // sources, what the agent loads by itself, aggregated files by directory,
-// screenshots, the Beads section and the discussion history), the budgets
+// screenshots, the Beads section and the chat history), the budgets
 // and audit thresholds with what they cut, the instruction files' largest
 // sections, the findings, and the manifest's identity.
 //
@@ -903,11 +903,11 @@ func (v *viewer) treemap(minArea float64) *treemapView {
 			}
 			root.children = append(root.children, &node{kind: kindBeads, id: string(s.ID), label: "Beads", tip: tip, tokens: s.Tokens})
 		case manifest.SectionHistory:
-			tip := "discussion history\n" + tokens(s.Tokens)
+			tip := "chat history\n" + tokens(s.Tokens)
 			if h := v.m.History; h != nil {
 				tip += "\n" + mdtext.Escape(h.File) + ": " + display.Int(h.MessagesOut) + " of " + display.Plural(h.MessagesIn, "message")
 			}
-			root.children = append(root.children, &node{kind: kindHistory, id: string(s.ID), label: "discussion history", tip: tip, tokens: s.Tokens})
+			root.children = append(root.children, &node{kind: kindHistory, id: string(s.ID), label: "chat history", tip: tip, tokens: s.Tokens})
 		}
 	}
 	if o := v.rep.Observed; o != nil {
@@ -995,7 +995,7 @@ var kindLabels = []struct{ kind, label string }{
 	{kindReduced, "files, cheaper view (summary, skeleton, outline, ...)"},
 	{kindScreenshot, "screenshots"},
 	{kindBeads, "Beads section"},
-	{kindHistory, "discussion history"},
+	{kindHistory, "chat history"},
 	{kindAgent, "sent by the agent itself (observed)"},
 	{kindMore, "small tiles merged"},
 }

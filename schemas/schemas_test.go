@@ -115,6 +115,36 @@ func TestTopLevelFields(t *testing.T) {
 	}
 }
 
+// TestSectionIDs checks that the schema takes the id of every section the
+// Go type writes, and the ids manifests were written with before
+// (discussion_history, read as history).
+func TestSectionIDs(t *testing.T) {
+	t.Parallel()
+	var d struct {
+		Defs struct {
+			Section struct {
+				Properties struct {
+					ID struct {
+						Enum []string `json:"enum"`
+					} `json:"id"`
+				} `json:"properties"`
+			} `json:"section"`
+		} `json:"$defs"`
+	}
+	if err := json.Unmarshal(schemas.ManifestV1(), &d); err != nil {
+		t.Fatal(err)
+	}
+	enum := map[string]bool{}
+	for _, id := range d.Defs.Section.Properties.ID.Enum {
+		enum[id] = true
+	}
+	for _, id := range []string{string(manifest.SectionFiles), string(manifest.SectionBeads), string(manifest.SectionHistory), "discussion_history"} {
+		if !enum[id] {
+			t.Errorf("the schema's section ids %q lack %q", d.Defs.Section.Properties.ID.Enum, id)
+		}
+	}
+}
+
 func TestManifestV1IsACopy(t *testing.T) {
 	t.Parallel()
 	a := schemas.ManifestV1()

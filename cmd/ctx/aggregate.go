@@ -74,7 +74,7 @@ func aggregateCommands(e *env) []*cli.Command {
 arguments, which replace them and are relative to the same base_dir: the
 project directory unless configured; quote globs), renders each in its view mode and writes
 {output_dir}/{namespace}_{NNN}.md with the next free number, then prints its
-path; --stdout prints the same document. With [discussion] the document ends
+path; --stdout prints the same document. With [history] the document ends
 with its Discussion History, as ctx render does (--no-history leaves it
 out: the static prefix). Without [files] paths or arguments it packs the
 whole project directory. Globs and directory walks honour .gitignore and
@@ -270,7 +270,7 @@ func (e *env) aggregate(c *cli.Context) error {
 		dst  *measure.Limit
 	}{{"max-tokens", &o.MaxTokens}, {"max-file-tokens", &o.MaxFileTokens}} {
 		if c.IsSet(f.name) {
-			// 0 is no limit, as --max-tokens 0 is in ctx messages
+			// 0 is no limit, as --max-tokens 0 is in ctx history
 			switch n := c.Int(f.name); {
 			case n < 0:
 				return usagef("--%s: must not be negative, not %d", f.name, n)
@@ -306,7 +306,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	}
 	if format == "markdown" && !c.Bool("no-history") {
 		// the history is redacted as the files are
-		if o.History, err = discussionSection(c, o.Estimator, o.Redact); err != nil {
+		if o.History, err = historySection(c, o.Estimator, o.Redact); err != nil {
 			return err
 		}
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 // The command line, the same in every command: flags may follow arguments
-// ("ctx messages h.json --format markdown"), "--" ends the flags ("ctx
+// ("ctx history h.json --format markdown"), "--" ends the flags ("ctx
 // aggregate --stdout -- -leading.txt"), and a mistyped command or flag gets
 // a "did you mean".
 

@@ -11,7 +11,7 @@ func commands(e *env) []*cli.Command {
 	cs = append(cs, aggregateCommands(e)...)
 	cs = append(cs, sliceCommands(e)...)
 	cs = append(cs, statsCommands(e)...)
-	cs = append(cs, messagesCommands(e)...)
+	cs = append(cs, historyCommands(e)...)
 	cs = append(cs, initCommands(e)...)
 	cs = append(cs, provenanceCommands(e)...)
 	cs = append(cs, presetCommands(e)...)

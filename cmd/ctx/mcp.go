@@ -44,6 +44,10 @@ func (e *env) mcp(c *cli.Context) error {
 	if c.IsSet("config") && strings.TrimSpace(c.String("config")) == "" {
 		return usagef("--config: must not be empty")
 	}
+	// the server's replies have no place for a warning of ctx.toml: it
+	// goes to stderr once, as the other commands print it (an error of
+	// the file is New's to report)
+	_, _ = loadProject(c)
 	o := mcpserver.Options{Dir: c.String("project-dir"), Config: c.String("config")}
 	if d := openCache(c); d != nil {
 		o.Cache = d

@@ -61,13 +61,42 @@ func estimator(c *cli.Context) (measure.Estimator, error) {
 	return est, nil
 }
 
-// loadProject loads the project of -C and --config.
+// loadProject loads the project of -C and --config, and prints the
+// warnings of its ctx.toml (config.Config.Warnings) on stderr, each once
+// in a run however often the command loads the project.
 func loadProject(c *cli.Context) (*config.Project, error) {
 	if c.IsSet("project-dir") && discover.Blank(c.String("project-dir")) {
 		// -C '' is an error, not the current directory
 		return nil, usagef("--project-dir: must not be empty")
 	}
-	return config.LoadProject(config.ProjectOptions{Dir: c.String("project-dir"), File: c.String("config")})
+	p, err := config.LoadProject(config.ProjectOptions{Dir: c.String("project-dir"), File: c.String("config")})
+	if err != nil {
+		return nil, err
+	}
+	configWarnings(c, p.Config.Warnings)
+	return p, nil
+}
+
+// configWarnings prints each warning of a configuration file as
+// "ctx: warning: ...", unless this run printed it already.
+func configWarnings(c *cli.Context, warnings []string) {
+	if len(warnings) == 0 {
+		return
+	}
+	if c.App.Metadata == nil {
+		c.App.Metadata = map[string]any{}
+	}
+	printed, _ := c.App.Metadata["configWarnings"].(map[string]bool)
+	if printed == nil {
+		printed = map[string]bool{}
+		c.App.Metadata["configWarnings"] = printed
+	}
+	for _, w := range warnings {
+		if !printed[w] {
+			printed[w] = true
+			fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", w)
+		}
+	}
 }
 
 // scanner is the secret scanner of the project's configuration (its

@@ -177,7 +177,7 @@ func TestSignalWhileBlockedOnStdin(t *testing.T) {
 	}
 	defer pw.Close()
 	var stderr bytes.Buffer
-	cmd := exec.Command(bin, "messages")
+	cmd := exec.Command(bin, "history")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = pr, io.Discard, &stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

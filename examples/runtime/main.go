@@ -43,6 +43,10 @@ func run(ctx context.Context, dir, what string, w io.Writer) error {
 	if err != nil {
 		return err
 	}
+	// what the file accepts but should say otherwise (an old table name)
+	for _, warning := range p.Config.Warnings {
+		fmt.Fprintln(os.Stderr, "runtime: warning:", warning)
+	}
 	// sources, aggregated files, screenshots and history, as `ctx manifest`
 	m, err := manifest.Build(ctx, p.ManifestOptions())
 	if err != nil {

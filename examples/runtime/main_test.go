@@ -36,7 +36,7 @@ func buildCtx(t *testing.T) string {
 }
 
 // TestSameBytesAsCommand runs the example and the ctx command on fixture
-// projects that use [files], [screenshots], [discussion], budgets, natives,
+// projects that use [files], [screenshots], [history], budgets, natives,
 // extra sources, a profile and an allowlist, and compares their output
 // byte for byte; the audit of ctx mcp's server too.
 func TestSameBytesAsCommand(t *testing.T) {

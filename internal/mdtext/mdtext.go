@@ -1,6 +1,6 @@
 // Package mdtext holds the markdown rules that several ctx pipelines share:
 // the code fence and inline code span that can hold any text, and the
-// heading of the discussion history section.
+// heading of the chat history's section and the name it is scanned under.
 package mdtext
 
 import (
@@ -9,9 +9,16 @@ import (
 	"strings"
 )
 
-// HistoryHeading starts the discussion history section, in the aggregate
-// document, in `ctx messages --format markdown` and in the rendered context.
+// HistoryHeading starts the chat history's section, in the aggregate
+// document, in `ctx history --format markdown` and in the rendered
+// context. It is Manual Slop's title of the section.
 const HistoryHeading = "## Discussion History"
+
+// HistoryScanName is the name the chat history is scanned for secrets
+// under, its messages (package history) and its section (the aggregate
+// document, the manifest's section): the path a secrets allowlist's paths
+// match. It was "discussion_history" before.
+const HistoryScanName = "history"
 
 // LongestRun returns the length of the longest run of the byte c in s.
 func LongestRun(s string, c byte) int {

@@ -17,10 +17,10 @@ import (
 	"github.com/ctxaudit/ctx/internal/goldenfile"
 )
 
-// The messages scripts read a generated conversation: a coding session of a
+// The history scripts read a generated conversation: a coding session of a
 // few hundred messages between a developer and an agent with tools, in
 // Chatbox's storage format, plus the attachment files it refers to. The
-// generator below is deterministic; TestMessagesFixture checks that every
+// generator below is deterministic; TestHistoryFixture checks that every
 // script holding a conversation.json has exactly the generated files next to
 // it, and with CTX_UPDATE=1 writes them into the scripts.
 
@@ -226,12 +226,12 @@ func fixtureArchiveFiles() map[string][]byte {
 	return out
 }
 
-func TestMessagesFixture(t *testing.T) {
+func TestHistoryFixture(t *testing.T) {
 	want := fixtureArchiveFiles()
 	if _, err := history.DecodeRequest(bytes.NewReader(want["conversation.json"])); err != nil {
 		t.Fatalf("the generated conversation does not decode: %v", err)
 	}
-	names, err := filepath.Glob("testdata/script/messages_*.txtar")
+	names, err := filepath.Glob("testdata/script/history_*.txtar")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,7 +290,7 @@ func TestMessagesFixture(t *testing.T) {
 			t.Logf("updated the fixture in %s", name)
 			continue
 		}
-		t.Errorf("%s: the generated conversation or attachments differ; run CTX_UPDATE=1 go test -run TestMessagesFixture ./cmd/ctx", name)
+		t.Errorf("%s: the generated conversation or attachments differ; run CTX_UPDATE=1 go test -run TestHistoryFixture ./cmd/ctx", name)
 	}
 	if used == 0 {
 		t.Error("no script holds the generated conversation.json")

@@ -17,9 +17,26 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 )
 
-func messagesCommands(e *env) []*cli.Command {
-	return []*cli.Command{{
-		Name:      "messages",
+// oldHistoryWarning is what the old name of ctx history prints.
+const oldHistoryWarning = `ctx: warning: "ctx messages" is now "ctx history"`
+
+// historyCommands returns ctx history, and its old name ctx messages:
+// the same command, hidden from the help, which says on stderr that it
+// has a new name, so that existing scripts keep working.
+func historyCommands(e *env) []*cli.Command {
+	old := historyCommand(e, "messages")
+	old.Hidden = true
+	old.Action = func(c *cli.Context) error {
+		fmt.Fprintln(e.stderr, oldHistoryWarning)
+		return e.history(c)
+	}
+	return []*cli.Command{historyCommand(e, "history"), old}
+}
+
+// historyCommand is ctx history under name.
+func historyCommand(e *env, name string) *cli.Command {
+	return &cli.Command{
+		Name:      name,
 		Usage:     "build the chat history an agent sends to its model, and report what was left out",
 		ArgsUsage: "[FILE|-]",
 		Description: `Reads {"messages": [...], "compactionPoints": [...]} (messages in Chatbox's
@@ -43,11 +60,11 @@ token budget; --preserve takes one id per flag or a comma-separated list.
 Tokens are counted with --estimator (chars4, the original's, unless given).
 
 Examples:
-   ctx messages history.json
-   ctx messages --max-messages 50 --tool-cleanup stub-old-results h.json
-   ctx messages --tool-cleanup auto --context-window 32000 < history.json
-   ctx messages --attachments files --fixes --max-tokens 20000 history.json
-   ctx messages --format markdown history.json`,
+   ctx history chat.json
+   ctx history --max-messages 50 --tool-cleanup stub-old-results chat.json
+   ctx history --tool-cleanup auto --context-window 32000 < chat.json
+   ctx history --attachments files --fixes --max-tokens 20000 chat.json
+   ctx history --format markdown chat.json`,
 		Flags: []cli.Flag{
 			&cli.IntFlag{Name: "max-messages", Usage: "keep at most `N` recent messages plus the current input, in sticky chunks", DefaultText: "no limit"},
 			&cli.IntFlag{Name: "max-tokens", Usage: "drop the oldest messages until the output is at most `N` tokens (0: no limit, as in every command)", DefaultText: "no limit"},
@@ -75,19 +92,19 @@ Examples:
 			&cli.BoolFlag{Name: "redact", Usage: "replace each credential in the messages and attachments with [REDACTED:rule] (the default rules, no allowlist)"},
 			estimatorFlag(),
 		},
-		Action: func(c *cli.Context) error { return e.messages(c) },
-	}}
+		Action: func(c *cli.Context) error { return e.history(c) },
+	}
 }
 
-func (e *env) messages(c *cli.Context) error {
+func (e *env) history(c *cli.Context) error {
 	if c.NArg() > 1 {
-		return usagef("messages takes at most one FILE, got %d arguments", c.NArg())
+		return usagef("history takes at most one FILE, got %d arguments", c.NArg())
 	}
 	format := c.String("format")
 	if format != "json" && format != "markdown" {
 		return usagef("--format: must be json or markdown, not %q", format)
 	}
-	d, err := discussionFlags(c)
+	d, err := historyFlags(c)
 	if err != nil {
 		return err
 	}
@@ -141,10 +158,10 @@ func (e *env) messages(c *cli.Context) error {
 	return e.output(c, out.Bytes())
 }
 
-// discussionFlags turns the flags into the [discussion] options, checked
+// historyFlags turns the flags into the [history] options, checked
 // by the same rules as the configuration.
-func discussionFlags(c *cli.Context) (*config.Discussion, error) {
-	d := &config.Discussion{
+func historyFlags(c *cli.Context) (*config.History, error) {
+	d := &config.History{
 		ToolCleanup:     history.ToolCleanupMode(c.String("tool-cleanup")),
 		Sandbox:         c.Bool("sandbox"),
 		ToolUseForFiles: c.Bool("tool-use-for-files"),
@@ -186,14 +203,14 @@ func discussionFlags(c *cli.Context) (*config.Discussion, error) {
 	return d, nil
 }
 
-// flagName turns a [discussion] key into its flag name.
+// flagName turns a [history] key into its flag name.
 func flagName(key string) string { return strings.ReplaceAll(key, "_", "-") }
 
-// discussionSection is the Discussion History section of [discussion] in
+// historySection is the Discussion History section of [history] in
 // the project of c, built as ctx render builds it and counted with est
 // (nil: the configured estimator); "" without the table or when no message
 // remains.
-func discussionSection(c *cli.Context, est measure.Estimator, redact secrets.Scanner) (string, error) {
+func historySection(c *cli.Context, est measure.Estimator, redact secrets.Scanner) (string, error) {
 	p, err := loadProject(c)
 	if err != nil {
 		return "", err

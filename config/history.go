@@ -8,16 +8,23 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 )
 
-// Discussion is the [discussion] table: the message history that ctx render
-// appends last, built as `ctx messages` builds it. Every key but history is
+// History is the [history] table: the chat history that ctx render
+// appends last, built as `ctx history` builds it. Every key but history is
 // optional; nil pointers and empty strings are absent keys, which keep the
 // command's defaults.
 //
-// The keys mirror the flags of ctx messages, with underscores for dashes
-// (max_messages is --max-messages), so that [Discussion.Check] can name
+// The keys mirror the flags of ctx history, with underscores for dashes
+// (max_messages is --max-messages), so that [History.Check] can name
 // either.
-type Discussion struct {
-	// Line is the line of the [discussion] header; HistoryLine and
+//
+// The table was [discussion] before; a file that still says so is read
+// the same, with a warning ([Config.Warnings]), and Table records which
+// name it used, so that errors name the key as the file spells it.
+type History struct {
+	// Table is the table's name in the file: "history", or "discussion"
+	// (the old name).
+	Table string
+	// Line is the line of the table's header; HistoryLine and
 	// AttachmentsLine those of its history and attachments keys (0 when
 	// absent).
 	Line, HistoryLine, AttachmentsLine int
@@ -62,9 +69,9 @@ type Discussion struct {
 // toolCleanupModes are the valid values of tool_cleanup.
 func toolCleanupModes() []string { return []string{"none", "stub-old-results", "auto"} }
 
-// Switch is one boolean fix of [discussion]: its key, where its value
+// Switch is one boolean fix of [history]: its key, where its value
 // goes (nil while unset), and the field of history.Options it sets. One
-// list ([Discussion.Switches]) joins the three, so that none is matched to
+// list ([History.Switches]) joins the three, so that none is matched to
 // another by position.
 type Switch struct {
 	Key   string
@@ -74,7 +81,7 @@ type Switch struct {
 
 // Switches returns the individual fix switches of d, in documentation
 // order.
-func (d *Discussion) Switches() []Switch {
+func (d *History) Switches() []Switch {
 	return []Switch{
 		{"pin_summary", &d.PinSummary, func(o *history.Options) *bool { return &o.PinSummary }},
 		{"cut_at_round_boundary", &d.CutAtRoundBoundary, func(o *history.Options) *bool { return &o.CutAtRoundBoundary }},
@@ -87,18 +94,18 @@ func (d *Discussion) Switches() []Switch {
 	}
 }
 
-// DiscussionBoolKeys returns the boolean keys of [discussion] that switch a
-// single fix, in documentation order (the keys of [Discussion.Switches]).
-func DiscussionBoolKeys() []string {
+// HistoryBoolKeys returns the boolean keys of [history] that switch a
+// single fix, in documentation order (the keys of [History.Switches]).
+func HistoryBoolKeys() []string {
 	var keys []string
-	for _, sw := range new(Discussion).Switches() {
+	for _, sw := range new(History).Switches() {
 		keys = append(keys, sw.Key)
 	}
 	return keys
 }
 
 // ints returns the keys and pointers of the whole-number options.
-func (d *Discussion) ints() []struct {
+func (d *History) ints() []struct {
 	key string
 	dst **int
 } {
@@ -117,8 +124,8 @@ func (d *Discussion) ints() []struct {
 // counts and sizes are nonnegative, context_window is positive, threshold
 // is a fraction in (0, 1], tool_cleanup is none, stub-old-results or auto, and
 // context_window and threshold need tool_cleanup auto. The messages name no
-// syntax, so that ctx messages can report them for its flags.
-func (d *Discussion) Check() (key, msg string) {
+// syntax, so that ctx history can report them for its flags.
+func (d *History) Check() (key, msg string) {
 	if d.ToolCleanup != "" && !oneOf(string(d.ToolCleanup), toolCleanupModes()) {
 		return "tool_cleanup", fmt.Sprintf("must be none, stub-old-results or auto, not %q", d.ToolCleanup)
 	}
@@ -152,16 +159,48 @@ func (d *Discussion) Check() (key, msg string) {
 	return "", ""
 }
 
-// decodeDiscussion decodes the [discussion] table.
-func decodeDiscussion(t table, c *Config) error {
-	dt, ok, err := t.Sub("discussion")
+// historyTable is the name of the [history] table; oldHistoryTable is
+// its old name, still read.
+const (
+	historyTable    = "history"
+	oldHistoryTable = "discussion"
+)
+
+// withoutKey returns t without key (t itself when it has none).
+func withoutKey(t table, key string) table {
+	if !t.Has(key) {
+		return t
+	}
+	m := make(map[string]any, len(t.M))
+	for k, v := range t.M {
+		if k != key {
+			m[k] = v
+		}
+	}
+	t.M = m
+	return t
+}
+
+// decodeHistory decodes the [history] table, or the same table under its
+// old name [discussion] with a warning; both at once is an error.
+func decodeHistory(t table, c *Config) error {
+	name := historyTable
+	if t.Has(oldHistoryTable) {
+		line := t.doc.Line(t.Field(oldHistoryTable))
+		if t.Has(historyTable) {
+			return &Error{File: t.doc.File, Line: line, Msg: "[discussion] and [history] are the same table; keep [history]"}
+		}
+		name = oldHistoryTable
+		c.Warnings = append(c.Warnings, at(t.doc.File, line, "[discussion] is now [history]"))
+	}
+	dt, ok, err := t.Sub(name)
 	if err != nil || !ok {
 		return err
 	}
-	d := &Discussion{Line: dt.doc.Line(dt.Path)}
+	d := &History{Table: name, Line: dt.doc.Line(dt.Path)}
 	keys := []string{"history", "max_messages", "max_tokens", "tool_cleanup", "context_window", "threshold",
 		"keep_tool_rounds", "preserve", "attachments", "sandbox", "tool_use_for_files", "fixes"}
-	keys = append(keys, DiscussionBoolKeys()...)
+	keys = append(keys, HistoryBoolKeys()...)
 	keys = append(keys, "max_error_result_chars", "max_inline_bytes")
 	if err := dt.CheckKeys(keys...); err != nil {
 		return err
@@ -171,7 +210,7 @@ func decodeDiscussion(t table, c *Config) error {
 		return err
 	}
 	if !ok {
-		return t.Errorf("discussion", "missing history (the history file, such as \"history.json\")")
+		return t.Errorf(name, "missing history (the history file, such as \"history.json\")")
 	}
 	if isBlank(h) {
 		return dt.Errorf("history", "must not be empty")
@@ -247,16 +286,16 @@ func decodeDiscussion(t table, c *Config) error {
 	if key, msg := d.Check(); key != "" {
 		return dt.doc.Errorf(dt.Path+"."+key, "%s", msg)
 	}
-	c.Discussion = d
+	c.History = d
 	return nil
 }
 
-// HistoryOptions turns the [discussion] options (or the flags of ctx
+// HistoryOptions turns the [history] options (or the flags of ctx
 // messages, which share these keys) into history.Options, without a
 // resolver and compaction points, which come from the files: every fix with
 // fixes, then each fix key that is set, the limits, and the cleanup mode
 // with its pressure options.
-func (d *Discussion) HistoryOptions() history.Options {
+func (d *History) HistoryOptions() history.Options {
 	var o history.Options
 	if d.Fixes {
 		o = o.WithFixes()

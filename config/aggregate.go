@@ -8,7 +8,6 @@ import (
 	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
-	"github.com/ctxaudit/ctx/measure"
 )
 
 // FileItem converts a [files] paths entry (or a preset's files entry).
@@ -91,9 +90,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		if f.SummaryOnly != nil {
 			o.SummaryOnly = *f.SummaryOnly
 		}
-		o.MaxTokens = measure.MaxOf(f.MaxTokens)
-		o.MaxTokensAt = f.MaxTokensAt
-		o.MaxFileTokens = measure.MaxOf(f.MaxFileTokens)
+		o.MaxTokens, o.MaxTokensAt, o.MaxFileTokens = f.MaxTokens, f.MaxTokensAt, f.MaxFileTokens
 		o.IgnorePatterns = append([]string(nil), f.Ignore...)
 		o.NoDefaultIgnores = f.DefaultIgnores != nil && !*f.DefaultIgnores
 		o.NoGitIgnore = f.GitIgnore != nil && !*f.GitIgnore

@@ -74,6 +74,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -370,9 +371,16 @@ func argumentError(err error) error {
 }
 
 // boundError words the validator's "minimum: 0/1 is less than 1.000000"
-// (a fraction and a float) as "must be at least 1, not 0"; other details
-// are returned as they are.
+// (a fraction and a float) as "must be at least 1, not 0", and its
+// `type: 1.5 has type "number", want "integer"` as "must be a whole
+// number, not 1.5" (counts of tokens and bytes are whole numbers); other
+// details are returned as they are.
 func boundError(detail string) string {
+	if rest, ok := strings.CutPrefix(detail, "type: "); ok {
+		if got, ok := strings.CutSuffix(rest, ` has type "number", want "integer"`); ok {
+			return "must be a whole number, not " + got
+		}
+	}
 	for _, b := range []struct{ prefix, sep, want string }{
 		{"minimum: ", " is less than ", "at least"},
 		{"maximum: ", " is greater than ", "at most"},
@@ -415,6 +423,16 @@ func maxBytes(n *int) int {
 		return MaxResultBytes
 	}
 	return *n
+}
+
+// tokenLimit is the max_tokens or max_file_tokens of a call, when it sets
+// one: a number of tokens, 0 for no limit as on the command line
+// (measure.Limit.ZeroIsNone).
+func tokenLimit(n *int) (measure.Limit, bool) {
+	if n == nil {
+		return measure.Limit{}, false
+	}
+	return measure.Max(int64(*n)).ZeroIsNone(), true
 }
 
 // capText cuts text at the last line end (else character boundary) before

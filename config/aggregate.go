@@ -8,6 +8,7 @@ import (
 	"github.com/ctxaudit/ctx/aggregate/beads"
 	"github.com/ctxaudit/ctx/aggregate/codeview"
 	"github.com/ctxaudit/ctx/discover"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // FileItem converts a [files] paths entry (or a preset's files entry).
@@ -67,7 +68,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		BaseDir:   dir,
 		OutputDir: discover.Join(dir, home, aggregate.DefaultOutputDir),
 		Namespace: aggregate.DefaultNamespace,
-		Keep:      aggregate.DefaultKeep,
+		Keep:      measure.Max(aggregate.DefaultKeep),
 		Strategy:  aggregate.StrategyAuto,
 		Estimator: c.Estimator,
 		// the tree-sitter views: config is where a runtime that reads

@@ -108,9 +108,10 @@ type Output struct {
 	Line      int
 	OutputDir *string
 	Namespace *string
-	// Keep is keep: how many numbered outputs the output directory keeps
-	// (0: all of them); nil when absent (aggregate.DefaultKeep).
-	Keep *int
+	// Keep is keep: how many numbered outputs the output directory keeps;
+	// 0 and inf keep all of them (no limit); nil when absent
+	// (aggregate.DefaultKeep).
+	Keep *measure.Limit
 }
 
 // Preset is a [presets.NAME] table: a named, reusable file set (package
@@ -187,12 +188,11 @@ func decodeAggregate(t table, c *Config) error {
 			}
 			o.Namespace = &ns
 		}
-		if v, ok := ot.M["keep"]; ok {
-			n, _, err := ot.Int("keep")
-			if err != nil || n < 0 || n > 1<<31-1 {
-				return ot.Errorf("keep", "must be how many numbered outputs to keep (0 keeps them all), not %s", describeValue(v))
-			}
-			k := int(n)
+		if k, ok, err := limit(ot, "keep", 0, "how many numbered outputs to keep (0 keeps them all)"); err != nil {
+			return err
+		} else if ok {
+			// 0 has always kept them all
+			k = k.ZeroIsNone()
 			o.Keep = &k
 		}
 		a.Output = o

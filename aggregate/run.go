@@ -116,7 +116,8 @@ type Options struct {
 	Keep measure.Limit
 	// Concurrency bounds the parallel file workers; 0 is GOMAXPROCS.
 	Concurrency int
-	// MaxFileBytes caps one file's size; 0 is DefaultMaxFileBytes.
+	// MaxFileBytes caps one file's size, a safety cap: 0 (or less) is
+	// DefaultMaxFileBytes; it cannot be turned off.
 	MaxFileBytes int64
 	// ProjectDir bounds what is read: a file whose real path (every link
 	// resolved) lies outside it, and outside every directory of

@@ -6,6 +6,27 @@ import (
 	"github.com/ctxaudit/ctx/measure"
 )
 
+// max_bytes is a safety cap: absent and 0 are the default, and it never
+// goes above what one result carries.
+func TestMaxBytes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		in   *int
+		want int
+	}{
+		{nil, DefaultMaxBytes},
+		{ptr(0), DefaultMaxBytes},
+		{ptr(-1), DefaultMaxBytes},
+		{ptr(1), 1},
+		{ptr(MaxResultBytes), MaxResultBytes},
+		{ptr(MaxResultBytes + 1), MaxResultBytes},
+	} {
+		if got := maxBytes(tc.in); got != tc.want {
+			t.Errorf("maxBytes(%v) = %d, want %d", tc.in, got, tc.want)
+		}
+	}
+}
+
 // max_tokens and max_file_tokens: absent is the tool's default, 0 no
 // limit, as on the command line.
 func TestTokenLimit(t *testing.T) {

@@ -46,9 +46,9 @@
 // [DefaultMaxTokens]), which degrades and omits files and lists them.
 // Whatever the tokens, a text longer than [MaxTextBytes] is cut at a line
 // end, with a note. JSON documents (audit, verify, stats) are never cut,
-// since a cut document is no document: one over max_bytes (default
-// [DefaultMaxBytes]; 0 is [MaxResultBytes]) is a tool error that gives its
-// size and how to ask for less. No result goes out larger than
+// since a cut document is no document: one over max_bytes (default, and
+// 0, [DefaultMaxBytes]; at most [MaxResultBytes]) is a tool error that
+// gives its size and how to ask for less. No result goes out larger than
 // [MaxResultBytes] as sent: such a result is a tool error too, and a
 // ctx://manifest that large is an error of resources/read (a resource has
 // no error result) that gives its size.
@@ -413,13 +413,13 @@ func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "ctx: error: " + strings.TrimPrefix(msg, "ctx: error: ")}}}
 }
 
-// maxBytes is the max_bytes of a call: nil is DefaultMaxBytes, 0 the
-// most a result carries.
+// maxBytes is the max_bytes of a call, a safety cap as every byte cap of
+// ctx is: nil and 0 are DefaultMaxBytes, and no more than MaxResultBytes.
 func maxBytes(n *int) int {
 	switch {
-	case n == nil:
+	case n == nil || *n <= 0:
 		return DefaultMaxBytes
-	case *n == 0 || *n > MaxResultBytes:
+	case *n > MaxResultBytes:
 		return MaxResultBytes
 	}
 	return *n

@@ -144,7 +144,7 @@ type auditInput struct {
 	Estimator   string `json:"estimator,omitempty" jsonschema:"count tokens with chars4 (characters / 4), o200k or cl100k (default: ctx.toml, else chars4)"`
 	LayerTokens *int64 `json:"layer_tokens,omitempty" jsonschema:"tokens above which a source is oversized, a whole number (default: [audit] of ctx.toml, else 8192)"`
 	TotalTokens *int64 `json:"total_tokens,omitempty" jsonschema:"tokens above which the total is oversized, a whole number (default: [audit] of ctx.toml, else 32768)"`
-	MaxBytes    *int   `json:"max_bytes,omitempty" jsonschema:"refuse a document larger than this (default 100000; 0: the most, 8388608)"`
+	MaxBytes    *int   `json:"max_bytes,omitempty" jsonschema:"refuse a document larger than this many bytes (default, and 0: 100000; at most 8388608)"`
 }
 
 func (s *server) audit(ctx context.Context, _ *mcp.CallToolRequest, in auditInput) (*result, error) {
@@ -545,7 +545,7 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) func(done, total in
 
 type verifyInput struct {
 	Manifest string `json:"manifest,omitempty" jsonschema:"the stored manifest file, relative to the project (default: ctx.manifest.json)"`
-	MaxBytes *int   `json:"max_bytes,omitempty" jsonschema:"refuse a report larger than this (default 100000; 0: the most, 8388608)"`
+	MaxBytes *int   `json:"max_bytes,omitempty" jsonschema:"refuse a report larger than this many bytes (default, and 0: 100000; at most 8388608)"`
 }
 
 func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyInput) (*result, error) {
@@ -679,7 +679,7 @@ type statsInput struct {
 	Tree          bool     `json:"tree,omitempty" jsonschema:"the token tree of directories and files"`
 	TreeThreshold *int     `json:"tree_threshold,omitempty" jsonschema:"fold the tree's entries under N tokens into one per directory (implies tree)"`
 	Estimator     string   `json:"estimator,omitempty" jsonschema:"count tokens with chars4, o200k or cl100k (default: ctx.toml, else chars4)"`
-	MaxBytes      *int     `json:"max_bytes,omitempty" jsonschema:"refuse a document larger than this (default 100000; 0: the most, 8388608)"`
+	MaxBytes      *int     `json:"max_bytes,omitempty" jsonschema:"refuse a document larger than this many bytes (default, and 0: 100000; at most 8388608)"`
 }
 
 func (s *server) stats(ctx context.Context, req *mcp.CallToolRequest, in statsInput) (*result, error) {

@@ -62,7 +62,8 @@
 //     WriteVerify and WriteDiff for `ctx verify` and `ctx diff`.
 //   - report: the HTML page of `ctx report` (report.Write).
 //   - measure: bytes, characters, lines, the token estimators, BLAKE3, and
-//     measure.Limit, whose zero value is no limit.
+//     measure.Limit, every bound on a count: its zero value is no limit,
+//     measure.Max(0) a limit of zero (docs/architecture.md, "Limits").
 //   - secrets: what ctx asks of a credential scanner, the allowlist and the
 //     redaction; secrets/gitleaks is the scanner, with gitleaks' rules.
 //   - cache: the directory of views and token counts that

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/ctxaudit/ctx/internal/atomicfile"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // DefaultOutputDir is where numbered outputs go when no output directory is
@@ -58,8 +59,8 @@ func (l *lazyNumbered) close() {
 
 // claim gives the written file its number, makes the output directory
 // ignore itself when ctx made it, and removes the numbered outputs past
-// the newest keep (0: none are removed).
-func (l *lazyNumbered) claim(keep int) (string, error) {
+// the newest keep (no limit: none are removed).
+func (l *lazyNumbered) claim(keep measure.Limit) (string, error) {
 	if l.w == nil {
 		if _, err := l.Write(nil); err != nil {
 			return "", err
@@ -159,15 +160,19 @@ type numberedOutput struct {
 }
 
 // pruneNumbered removes the numbered outputs of namespace in dir but the
-// keep newest (by number) and the one just written, written; keep 0
+// keep newest (by number) and the one just written, written; no limit
 // removes none. Only regular files named as ctx names its outputs are
 // removed; a file that cannot be removed stays (the next run tries again).
-func pruneNumbered(dir, namespace string, keep int, written string) {
-	if keep <= 0 {
+func pruneNumbered(dir, namespace string, keep measure.Limit, written string) {
+	n, ok := keep.Value()
+	if !ok {
 		return
 	}
 	outs := numbered(dir, namespace)
-	for _, o := range outs[:max(0, len(outs)-keep)] {
+	if n >= int64(len(outs)) {
+		return
+	}
+	for _, o := range outs[:len(outs)-int(n)] {
 		if o.path != written {
 			_ = os.Remove(o.path)
 		}

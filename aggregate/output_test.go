@@ -112,14 +112,16 @@ func TestOutputDirNotMadeByAFailedRun(t *testing.T) {
 // directory or a link named like an output, not a file named otherwise.
 func TestOutputKeep(t *testing.T) {
 	for _, tc := range []struct {
-		keep int
+		keep measure.Limit
 		runs int
 		want []string
 	}{
-		{3, 5, []string{"ctx_003.md", "ctx_004.md", "ctx_005.md"}},
-		{1, 2, []string{"ctx_002.md"}},
-		{10, 4, []string{"ctx_001.md", "ctx_002.md", "ctx_003.md", "ctx_004.md"}},
-		{0, 4, []string{"ctx_001.md", "ctx_002.md", "ctx_003.md", "ctx_004.md"}},
+		{measure.Max(3), 5, []string{"ctx_003.md", "ctx_004.md", "ctx_005.md"}},
+		{measure.Max(1), 2, []string{"ctx_002.md"}},
+		{measure.Max(10), 4, []string{"ctx_001.md", "ctx_002.md", "ctx_003.md", "ctx_004.md"}},
+		// the zero Limit keeps them all; Max(0) keeps the file just written
+		{measure.Limit{}, 4, []string{"ctx_001.md", "ctx_002.md", "ctx_003.md", "ctx_004.md"}},
+		{measure.Max(0), 3, []string{"ctx_003.md"}},
 	} {
 		dir := tree(t, map[string]string{"a.py": "A = 1\n"})
 		out := filepath.Join(dir, "out")
@@ -145,7 +147,7 @@ func TestOutputKeep(t *testing.T) {
 		want = append(want, "notes.md", "other_001.md")
 		slices.Sort(want)
 		if got := names(t, out); !slices.Equal(got, want) {
-			t.Errorf("keep %d, %d runs: the output directory holds\n%v\nwant\n%v", tc.keep, tc.runs, got, want)
+			t.Errorf("keep %s, %d runs: the output directory holds\n%v\nwant\n%v", tc.keep, tc.runs, got, want)
 		}
 	}
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/mdtext"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // IsHistoryFile reports whether name is a chat history file
@@ -369,13 +370,14 @@ func (r *resolver) targets(e FileItem, files []string, explicit bool) []target {
 // what the ignorer ignores, and does not follow symbolic links to
 // directories. A missing root yields nothing.
 func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, error) {
-	return r.traverse(ctx, root, pattern, true, -1)
+	return r.traverse(ctx, root, pattern, true, measure.Limit{})
 }
 
 // traverse is walk, with the ignore rules (git's, the default list and the
 // caller's patterns) applied when apply is set, and stopping after limit
-// files (limit < 0: no limit).
-func (r *resolver) traverse(ctx context.Context, root, pattern string, apply bool, limit int) ([]string, error) {
+// files; a limited walk is an explanation, which also stops after
+// maxExplainVisits paths.
+func (r *resolver) traverse(ctx context.Context, root, pattern string, apply bool, limit measure.Limit) ([]string, error) {
 	maxDepth := -1 // unbounded
 	if !strings.Contains(pattern, "**") {
 		maxDepth = strings.Count(pattern, "/") + 1
@@ -386,7 +388,7 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 		if cerr := ctx.Err(); cerr != nil {
 			return cerr
 		}
-		if visits++; limit > 0 && visits > maxExplainVisits {
+		if visits++; limit.IsSet() && visits > maxExplainVisits {
 			return filepath.SkipAll // an explanation is not worth a long walk
 		}
 		if err != nil {
@@ -446,10 +448,10 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 				return nil
 			}
 		}
-		files = append(files, p)
-		if len(files) == limit {
-			return filepath.SkipAll
+		if limit.Exceeded(int64(len(files)) + 1) {
+			return filepath.SkipAll // limit files are listed
 		}
+		files = append(files, p)
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -498,7 +500,7 @@ func (r *resolver) leftOut(ctx context.Context, root, pattern string, dropped in
 	if r.dropped == dropped {
 		return "", nil // nothing was left out: nothing matched
 	}
-	files, err := r.traverse(ctx, root, pattern, false, maxExplained)
+	files, err := r.traverse(ctx, root, pattern, false, measure.Max(maxExplained))
 	if err != nil || len(files) == 0 {
 		return "", err
 	}

@@ -106,16 +106,18 @@ type Options struct {
 	// git and other packers leave the outputs alone.
 	OutputDir string
 	Namespace string
-	// Keep, when more than 0, is how many numbered outputs of Namespace
-	// the output directory keeps: after a run writes its file, the older
-	// ones past the newest Keep are removed (only regular files named
-	// {Namespace}_{N}.md, never another file). 0 keeps them all;
-	// config.AggregateOptions sets [DefaultKeep] unless [output] keep says
-	// otherwise.
-	Keep int
+	// Keep bounds how many numbered outputs of Namespace the output
+	// directory keeps: after a run writes its file, the older ones past
+	// the newest Keep are removed (only regular files named
+	// {Namespace}_{N}.md, never another file). The file just written is
+	// always kept, so Max(0) keeps it alone, as Max(1) does. The zero Limit
+	// keeps them all; config.AggregateOptions sets Max([DefaultKeep])
+	// unless [output] keep says otherwise.
+	Keep measure.Limit
 	// Concurrency bounds the parallel file workers; 0 is GOMAXPROCS.
 	Concurrency int
-	// MaxFileBytes caps one file's size; 0 is DefaultMaxFileBytes.
+	// MaxFileBytes caps one file's size, a safety cap: 0 (or less) is
+	// DefaultMaxFileBytes; it cannot be turned off.
 	MaxFileBytes int64
 	// ProjectDir bounds what is read: a file whose real path (every link
 	// resolved) lies outside it, and outside every directory of
@@ -257,6 +259,9 @@ func (o Options) normalized() (Options, error) {
 	}
 	if o.MaxTokens.Negative() || o.MaxFileTokens.Negative() {
 		return o, fmt.Errorf("token limits must not be negative (max_tokens %s, max_file_tokens %s)", o.MaxTokens, o.MaxFileTokens)
+	}
+	if o.Keep.Negative() {
+		return o, fmt.Errorf("keep must not be negative, not %s", o.Keep)
 	}
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes

@@ -27,7 +27,6 @@ package audit
 import (
 	"context"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -132,29 +131,23 @@ const (
 	DefaultTotalTokens = 32768
 )
 
-// Thresholds bound tokens per source and in total; math.Inf(1) is unlimited.
+// Thresholds bound tokens per source (LayerTokens: a source over it is
+// oversized_source) and in total (TotalTokens: oversized_total, and
+// observed_over_total for what the agent sent). A source or total is over
+// a threshold when it has more tokens; it may have as many. Each is a
+// measure.Limit, so the zero Thresholds checks nothing: an audit that
+// means ctx's defaults starts from [DefaultThresholds] (or
+// config.Project.Thresholds, which applies [audit] of ctx.toml to them).
+// measure.Max(0) is a threshold of zero: every source with a token is
+// over it.
 type Thresholds struct {
-	LayerTokens float64
-	TotalTokens float64
-}
-
-// ParseThreshold reads a threshold as written on a command line: a
-// nonnegative number, or inf for no limit. The whole text must be the
-// number ("1e3x" is refused).
-func ParseThreshold(s string) (float64, error) {
-	if s == "inf" || s == "Inf" {
-		return math.Inf(1), nil
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(v) || v < 0 {
-		return 0, fmt.Errorf("must be a nonnegative number or inf, not %q", s)
-	}
-	return v, nil
+	LayerTokens measure.Limit
+	TotalTokens measure.Limit
 }
 
 // DefaultThresholds returns 8,192 tokens per source and 32,768 in total.
 func DefaultThresholds() Thresholds {
-	return Thresholds{LayerTokens: DefaultLayerTokens, TotalTokens: DefaultTotalTokens}
+	return Thresholds{LayerTokens: measure.Max(DefaultLayerTokens), TotalTokens: measure.Max(DefaultTotalTokens)}
 }
 
 // Finding is one problem. SourceID is "" for findings about the total.
@@ -205,13 +198,13 @@ type Report struct {
 	Observed *Observed
 }
 
-// ThresholdError is a threshold of [Options] that is negative or NaN.
+// ThresholdError is a threshold of [Options] that is negative.
 type ThresholdError struct {
 	// Name is the threshold's key: "layer_tokens" or "total_tokens".
 	Name string
 }
 
-func (e *ThresholdError) Error() string { return e.Name + " must be a nonnegative number or inf" }
+func (e *ThresholdError) Error() string { return e.Name + " must be a nonnegative whole number or inf" }
 
 // EstimatorError says that the manifest cannot be audited with the
 // estimator given: it counts tokens with another (Given is that one's
@@ -270,9 +263,9 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 	th, est := o.Thresholds, o.Estimator
 	for _, v := range []struct {
 		name string
-		v    float64
+		v    measure.Limit
 	}{{"layer_tokens", th.LayerTokens}, {"total_tokens", th.TotalTokens}} {
-		if math.IsNaN(v.v) || v.v < 0 {
+		if v.v.Negative() {
 			return nil, &ThresholdError{Name: v.name}
 		}
 	}
@@ -341,7 +334,7 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 		if native && !s.AudienceMatches {
 			add(s, CodeNativeAudienceMismatch, Warning, "")
 		}
-		if s.SourceTokens != nil && float64(*s.SourceTokens) > th.LayerTokens {
+		if s.SourceTokens != nil && th.LayerTokens.Exceeded(int64(*s.SourceTokens)) {
 			add(s, CodeOversizedSource, Warning, "")
 		}
 		if s.Truncated {
@@ -375,7 +368,7 @@ func RunContext(ctx context.Context, m *manifest.Manifest, o Options) (*Report, 
 	}
 	text := []byte(render.Text(m))
 	rep.Total = measure.Measure(text, est)
-	if float64(rep.Total.Tokens) > th.TotalTokens {
+	if th.TotalTokens.Exceeded(int64(rep.Total.Tokens)) {
 		rep.Findings = append(rep.Findings, Finding{Code: CodeOversizedTotal, Severity: Warning})
 	}
 	rep.Findings = withMessages(rep, processHome())

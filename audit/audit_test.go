@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -104,7 +103,7 @@ func TestEveryCode(t *testing.T) {
 		text("cut", "truncate me please"),        // truncated
 		text("gone", "exhausted"),                // budget_exhausted: truncated
 	)
-	r := run(t, m, audit.Thresholds{LayerTokens: 5, TotalTokens: 10})
+	r := run(t, m, audit.Thresholds{LayerTokens: measure.Max(5), TotalTokens: measure.Max(10)})
 	// every code with its message (the table test of the messages of the
 	// sources' codes; files_test.go has the files')
 	want := []audit.Finding{
@@ -180,18 +179,20 @@ func TestThresholds(t *testing.T) {
 	t.Parallel()
 	// "abcdefgh" is 2 tokens; the rendered total "abcdefgh\n\nxyz" is 13 chars, 4 tokens
 	m := build(t, nil, nil, nil, text("a", "abcdefgh"), text("b", "xyz"))
-	inf := math.Inf(1)
 	tests := []struct {
 		name  string
 		th    audit.Thresholds
 		codes []string
 	}{
 		{"defaults", audit.DefaultThresholds(), nil},
-		{"zero", audit.Thresholds{LayerTokens: 0, TotalTokens: 0}, []string{"a:oversized_source", "b:oversized_source", ":oversized_total"}},
-		{"equal is not over", audit.Thresholds{LayerTokens: 2, TotalTokens: 4}, nil},
-		{"one below", audit.Thresholds{LayerTokens: 1, TotalTokens: 3}, []string{"a:oversized_source", ":oversized_total"}},
-		{"fractional", audit.Thresholds{LayerTokens: 1.5, TotalTokens: 3.5}, []string{"a:oversized_source", ":oversized_total"}},
-		{"unlimited", audit.Thresholds{LayerTokens: inf, TotalTokens: inf}, nil},
+		// Max(0) is a threshold of zero, not no limit
+		{"zero", audit.Thresholds{LayerTokens: measure.Max(0), TotalTokens: measure.Max(0)}, []string{"a:oversized_source", "b:oversized_source", ":oversized_total"}},
+		{"equal is not over", audit.Thresholds{LayerTokens: measure.Max(2), TotalTokens: measure.Max(4)}, nil},
+		{"one below", audit.Thresholds{LayerTokens: measure.Max(1), TotalTokens: measure.Max(3)}, []string{"a:oversized_source", ":oversized_total"}},
+		{"per source only", audit.Thresholds{LayerTokens: measure.Max(1)}, []string{"a:oversized_source"}},
+		{"total only", audit.Thresholds{TotalTokens: measure.Max(3)}, []string{":oversized_total"}},
+		// the zero Thresholds checks nothing
+		{"unlimited", audit.Thresholds{}, nil},
 	}
 	for _, tt := range tests {
 		r := run(t, m, tt.th)
@@ -206,17 +207,16 @@ func TestThresholds(t *testing.T) {
 			t.Errorf("%s: findings %q, want %q", tt.name, got, tt.codes)
 		}
 	}
-	if th := audit.DefaultThresholds(); th.LayerTokens != 8192 || th.TotalTokens != 32768 {
+	if th := audit.DefaultThresholds(); th.LayerTokens != measure.Max(8192) || th.TotalTokens != measure.Max(32768) {
 		t.Errorf("DefaultThresholds = %+v", th)
 	}
 	for _, bad := range []struct {
 		th   audit.Thresholds
 		want string
 	}{
-		{audit.Thresholds{LayerTokens: -1, TotalTokens: 1}, "layer_tokens must be a nonnegative number or inf"},
-		{audit.Thresholds{LayerTokens: 1, TotalTokens: -0.5}, "total_tokens must be a nonnegative number or inf"},
-		{audit.Thresholds{LayerTokens: math.NaN(), TotalTokens: 1}, "layer_tokens must be a nonnegative number or inf"},
-		{audit.Thresholds{LayerTokens: 1, TotalTokens: math.Inf(-1)}, "total_tokens must be a nonnegative number or inf"},
+		{audit.Thresholds{LayerTokens: measure.Max(-1), TotalTokens: measure.Max(1)}, "layer_tokens must be a nonnegative whole number or inf"},
+		{audit.Thresholds{LayerTokens: measure.Max(1), TotalTokens: measure.Max(-1)}, "total_tokens must be a nonnegative whole number or inf"},
+		{audit.Thresholds{TotalTokens: measure.Max(-1 << 63)}, "total_tokens must be a nonnegative whole number or inf"},
 	} {
 		_, err := audit.Run(m, bad.th, nil)
 		if err == nil || err.Error() != bad.want {

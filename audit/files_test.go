@@ -2,7 +2,6 @@ package audit_test
 
 import (
 	"fmt"
-	"math"
 	"reflect"
 	"testing"
 
@@ -42,7 +41,7 @@ func TestFileFindings(t *testing.T) {
 	m.Files = []manifest.FileRow{ok, missing, omitted, degraded, fallback, sliced, deep, shot}
 	m.Sections = []manifest.Section{manifest.NewSection(manifest.SectionFiles, "## Files\n\n### `ok.py`", nil)}
 
-	rep, err := audit.Run(m, audit.Thresholds{LayerTokens: math.Inf(1), TotalTokens: 0}, nil)
+	rep, err := audit.Run(m, audit.Thresholds{TotalTokens: measure.Max(0)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +74,7 @@ func TestFileFindingsNone(t *testing.T) {
 	// info only: a degraded file does not fail --check at warning level
 	m := build(t, map[string]string{"AGENTS.md": "rules\n"}, nil, nil)
 	m.Files = []manifest.FileRow{{Path: "a.py", ViewMode: "skeleton", Status: "degraded", Degraded: "full → skeleton (max_tokens 1)"}}
-	rep, err := audit.Run(m, audit.Thresholds{LayerTokens: math.Inf(1), TotalTokens: math.Inf(1)}, nil)
+	rep, err := audit.Run(m, audit.Thresholds{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +83,7 @@ func TestFileFindingsNone(t *testing.T) {
 	}
 	// a manifest without files has no file findings
 	m.Files = nil
-	if rep, _ = audit.Run(m, audit.Thresholds{LayerTokens: math.Inf(1), TotalTokens: math.Inf(1)}, nil); len(rep.Findings) != 0 {
+	if rep, _ = audit.Run(m, audit.Thresholds{}, nil); len(rep.Findings) != 0 {
 		t.Errorf("findings without files: %+v", rep.Findings)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/testfs"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
 )
 
@@ -328,7 +329,7 @@ func TestEachProblemOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := audit.RunContext(context.Background(), m, audit.Options{Thresholds: audit.Thresholds{LayerTokens: 10, TotalTokens: 1e9}, NoSecrets: true})
+	rep, err := audit.RunContext(context.Background(), m, audit.Options{Thresholds: audit.Thresholds{LayerTokens: measure.Max(10), TotalTokens: measure.Max(1e9)}, NoSecrets: true})
 	if err != nil {
 		t.Fatal(err)
 	}

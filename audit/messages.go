@@ -10,6 +10,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // Rule describes a finding code: what it means, in one sentence. The SARIF
@@ -73,7 +74,7 @@ var rules = []struct {
 	}},
 	{Rule{CodeOversizedSource, "A source has more tokens than the per-source limit."}, ofSource, func(a about) string {
 		msg := display.Plural(deref(a.src.SourceTokens), "token") + ", over " + number(a.rep.Thresholds.LayerTokens) + " per source"
-		if a.rep.Thresholds.LayerTokens == DefaultLayerTokens {
+		if a.rep.Thresholds.LayerTokens == measure.Max(DefaultLayerTokens) {
 			// say why the default is what it is
 			msg += " (ctx's default: Codex reads the first 32 KiB of a file)"
 		}
@@ -371,15 +372,13 @@ func deref(p *int) int {
 	return *p
 }
 
-// number shows a threshold: whole numbers with thousands separators.
-func number(v float64) string {
-	if v > 1e300 {
+// number shows a threshold with thousands separators, or inf.
+func number(l measure.Limit) string {
+	n, ok := l.Value()
+	if !ok {
 		return "inf"
 	}
-	if v == float64(int64(v)) && v < 1e15 {
-		return display.Int(int(v))
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	return display.Int(int(n))
 }
 
 // itoaSep is a size for people: thousands separators, "-" for none.

@@ -5,7 +5,6 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -89,10 +88,10 @@ func TestMessageNumbers(t *testing.T) {
 		code audit.Code
 		want string
 	}{
-		{"oversized", manifest.Source{SourceTokens: n(8639)}, audit.Thresholds{LayerTokens: 2000, TotalTokens: math.Inf(1)},
+		{"oversized", manifest.Source{SourceTokens: n(8639)}, audit.Thresholds{LayerTokens: measure.Max(2000)},
 			audit.CodeOversizedSource, "8,639 tokens, over 2,000 per source"},
-		{"oversized, fractional limit", manifest.Source{SourceTokens: n(2)}, audit.Thresholds{LayerTokens: 1.5, TotalTokens: math.Inf(1)},
-			audit.CodeOversizedSource, "2 tokens, over 1.5 per source"},
+		{"oversized, the default", manifest.Source{SourceTokens: n(8193)}, audit.DefaultThresholds(),
+			audit.CodeOversizedSource, "8,193 tokens, over 8,192 per source (ctx's default: Codex reads the first 32 KiB of a file)"},
 		{"cut by lines", manifest.Source{Included: true, Truncated: true, Budget: "project", MaxLines: measure.Max(100),
 			EmittedLines: n(100), EmittedChars: n(5120), OmittedChars: 3210, OmittedLines: 40},
 			audit.DefaultThresholds(), audit.CodeTruncated, "cut at 100 lines by budget project, 3,210 chars omitted"},
@@ -111,7 +110,7 @@ func TestMessageNumbers(t *testing.T) {
 		{"one of each", manifest.Source{Included: true, Truncated: true, Budget: "b", MaxLines: measure.Max(1),
 			EmittedLines: n(1), EmittedChars: n(3), OmittedChars: 1},
 			audit.DefaultThresholds(), audit.CodeTruncated, "cut at 1 line by budget b, 1 char omitted"},
-		{"one token", manifest.Source{SourceTokens: n(1)}, audit.Thresholds{LayerTokens: 0, TotalTokens: math.Inf(1)},
+		{"one token", manifest.Source{SourceTokens: n(1)}, audit.Thresholds{LayerTokens: measure.Max(0)},
 			audit.CodeOversizedSource, "1 token, over 0 per source"},
 		{"chars used up", manifest.Source{Truncated: true, Reason: manifest.ReasonBudgetExhausted, Budget: "kind",
 			MaxChars: measure.Max(0), EmittedChars: n(0), OmittedChars: 1000},

@@ -67,7 +67,7 @@ func (r *Report) AddObserved(rec *observe.Record) error {
 		o.Parts = append(o.Parts, ObservedPart{Kind: t.Kind, Count: n, Bytes: t.Bytes, Tokens: t.Tokens})
 	}
 	r.Observed = o
-	if float64(o.Tokens) > r.Thresholds.TotalTokens {
+	if r.Thresholds.TotalTokens.Exceeded(int64(o.Tokens)) {
 		r.Findings = append(r.Findings, Finding{SourceID: "observed", Code: CodeObservedOverTotal, Severity: Warning,
 			Message: fmt.Sprintf("%s sent %s in its turn (observed), over the total limit of %s: its own system prompt and tool schemas count too",
 				mdtext.Escape(string(rec.Agent)), display.Plural(o.Tokens, "token"), number(r.Thresholds.TotalTokens))})

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/audit"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/observe"
 )
 
@@ -41,7 +42,7 @@ func TestAddObserved(t *testing.T) {
 	}
 	tests := []struct {
 		name   string
-		total  float64
+		total  int64
 		tokens int
 		files  []observe.FileMatch
 		want   []string
@@ -55,7 +56,7 @@ func TestAddObserved(t *testing.T) {
 		}, []string{`prediction_differs: sub/\x1b[31mx.md: ctx predicts not predicted, claude sent whole\n (sent not predicted)`}},
 	}
 	for _, tt := range tests {
-		r := run(t, m, audit.Thresholds{LayerTokens: 8192, TotalTokens: tt.total})
+		r := run(t, m, audit.Thresholds{LayerTokens: measure.Max(8192), TotalTokens: measure.Max(tt.total)})
 		before := len(r.Findings)
 		if err := r.AddObserved(record(tt.tokens, tt.files...)); err != nil {
 			t.Fatalf("%s: %v", tt.name, err)

@@ -12,6 +12,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
 )
 
@@ -367,7 +368,7 @@ func totalSizes(rep *Report) string {
 
 func limits(rep *Report) string {
 	unit := " tokens per source, "
-	if rep.Thresholds.LayerTokens == 1 {
+	if rep.Thresholds.LayerTokens == measure.Max(1) {
 		unit = " token per source, "
 	}
 	return number(rep.Thresholds.LayerTokens) + unit + number(rep.Thresholds.TotalTokens) + " in total"
@@ -460,7 +461,7 @@ func fileRows(files []manifest.FileRow, home string, num func(*int) string, note
 func totalLine(rep *Report) string {
 	return fmt.Sprintf("%d bytes, %d chars, %d lines, %d tokens (limits: %s per source, %s in total)\n",
 		rep.Total.Bytes, rep.Total.Chars, rep.Total.Lines, rep.Total.Tokens,
-		thresholdString(rep.Thresholds.LayerTokens), thresholdString(rep.Thresholds.TotalTokens))
+		rep.Thresholds.LayerTokens, rep.Thresholds.TotalTokens)
 }
 
 func writeWideTable(b *bytes.Buffer, rep *Report, o WriteOptions) error {
@@ -567,11 +568,4 @@ func yesNo(b bool) string {
 		return "yes"
 	}
 	return "no"
-}
-
-func thresholdString(v float64) string {
-	if v > 1e300 {
-		return "inf"
-	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
 }

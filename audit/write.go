@@ -154,17 +154,11 @@ type Document struct {
 	Thresholds DocumentThresholds `json:"thresholds"`
 }
 
-// DocumentThresholds are the audit thresholds in a [Document].
+// DocumentThresholds are the audit thresholds in a [Document]: a number
+// of tokens, or null for no limit.
 type DocumentThresholds struct {
-	LayerTokens *float64 `json:"layer_tokens"`
-	TotalTokens *float64 `json:"total_tokens"`
-}
-
-func finite(v float64) *float64 {
-	if v > 1e300 {
-		return nil
-	}
-	return &v
+	LayerTokens measure.Limit `json:"layer_tokens"`
+	TotalTokens measure.Limit `json:"total_tokens"`
 }
 
 // DocumentSource is one instruction source of a [Document]. Path shows the
@@ -208,7 +202,7 @@ type DocumentFile struct {
 func NewDocument(rep *Report, o WriteOptions) Document {
 	home := o.home()
 	doc := Document{Agent: rep.Agent, Estimator: rep.Estimator, Sources: []DocumentSource{}, Findings: withMessages(rep, home), Total: rep.Total,
-		Thresholds: DocumentThresholds{LayerTokens: finite(rep.Thresholds.LayerTokens), TotalTokens: finite(rep.Thresholds.TotalTokens)}}
+		Thresholds: DocumentThresholds(rep.Thresholds)}
 	if n := rep.Native; n.Files > 0 || n.Conditional > 0 {
 		doc.Native = &n
 	}

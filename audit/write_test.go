@@ -14,12 +14,13 @@ import (
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/table"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // realisticThresholds are the limits the realistic fixture is audited
 // against: lower than the defaults, so that its long AGENTS.md is over
 // the per-source limit.
-var realisticThresholds = audit.Thresholds{LayerTokens: 2000, TotalTokens: 8000}
+var realisticThresholds = audit.Thresholds{LayerTokens: measure.Max(2000), TotalTokens: measure.Max(8000)}
 
 // realisticReport audits the realistic fixture with realisticThresholds.
 func realisticReport(t *testing.T) *audit.Report {

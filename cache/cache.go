@@ -123,7 +123,8 @@ type Stats struct {
 }
 
 // Open opens the cache in dir, creating it (mode 0700: the views of one's
-// files are one's own). maxBytes bounds its size; 0 is DefaultMaxBytes.
+// files are one's own). maxBytes bounds its size, a safety cap: 0 (or
+// less) is DefaultMaxBytes.
 // On Unix the directory of the entries must belong to the user: one of
 // another user is an error, and one the group or others may write is made
 // the user's alone, since an entry that checks out is used as it is.

@@ -69,7 +69,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		BaseDir:   dir,
 		OutputDir: discover.Join(dir, home, aggregate.DefaultOutputDir),
 		Namespace: aggregate.DefaultNamespace,
-		Keep:      aggregate.DefaultKeep,
+		Keep:      measure.Max(aggregate.DefaultKeep),
 		Strategy:  aggregate.StrategyAuto,
 		Estimator: c.Estimator,
 		// the tree-sitter views: config is where a runtime that reads
@@ -92,9 +92,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		if f.SummaryOnly != nil {
 			o.SummaryOnly = *f.SummaryOnly
 		}
-		o.MaxTokens = measure.MaxOf(f.MaxTokens)
-		o.MaxTokensAt = f.MaxTokensAt
-		o.MaxFileTokens = measure.MaxOf(f.MaxFileTokens)
+		o.MaxTokens, o.MaxTokensAt, o.MaxFileTokens = f.MaxTokens, f.MaxTokensAt, f.MaxFileTokens
 		o.IgnorePatterns = append([]string(nil), f.Ignore...)
 		o.NoDefaultIgnores = f.DefaultIgnores != nil && !*f.DefaultIgnores
 		o.NoGitIgnore = f.GitIgnore != nil && !*f.GitIgnore

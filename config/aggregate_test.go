@@ -29,8 +29,8 @@ keep = 3
 		t.Fatal(err)
 	}
 	o := cfg.AggregateOptions("/p", "/home/u")
-	if o.Keep != 3 || o.MaxTokensAt != "ctx.toml:7: files.max_tokens" {
-		t.Errorf("keep %d, max_tokens at %q", o.Keep, o.MaxTokensAt)
+	if o.Keep != measure.Max(3) || o.MaxTokensAt != "ctx.toml:7: files.max_tokens" {
+		t.Errorf("keep %s, max_tokens at %q", o.Keep, o.MaxTokensAt)
 	}
 	if o.BaseDir != "/p/src" || o.ScreenshotBaseDir != "/p/src" || o.OutputDir != "/p/.ctx/out" || o.Namespace != "proj" ||
 		o.Strategy != aggregate.StrategyFull || !o.SummaryOnly || len(o.Files) != 2 || !o.Files[1].NoAutoAggregate ||
@@ -40,7 +40,7 @@ keep = 3
 	}
 	o = (&Config{}).AggregateOptions("/p", "/home/u")
 	if o.BaseDir != "/p" || o.Namespace != aggregate.DefaultNamespace || o.Files != nil || o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() ||
-		o.Keep != aggregate.DefaultKeep || o.MaxTokensAt != "" {
+		o.Keep != measure.Max(aggregate.DefaultKeep) || o.MaxTokensAt != "" {
 		t.Errorf("defaults: %+v", o)
 	}
 	// the output directory is skipped also when a caller clears OutputDir
@@ -58,13 +58,15 @@ keep = 3
 	if o := c.AggregateOptions("/p", "/home/u"); o.HistoryFile != "/p/chat/h.json" || o.AttachmentsDir != "/p/chat/files" {
 		t.Errorf("[history]: %q %q", o.HistoryFile, o.AttachmentsDir)
 	}
-	// keep = 0 keeps every output
-	c, err = Decode("ctx.toml", []byte("[output]\nkeep = 0\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o := c.AggregateOptions("/p", "/home/u"); o.Keep != 0 {
-		t.Errorf("keep = 0: %d", o.Keep)
+	// keep = 0 keeps every output, as inf does
+	for _, keep := range []string{"0", "inf"} {
+		c, err = Decode("ctx.toml", []byte("[output]\nkeep = "+keep+"\n"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if o := c.AggregateOptions("/p", "/home/u"); o.Keep.IsSet() {
+			t.Errorf("keep = %s: %s", keep, o.Keep)
+		}
 	}
 }
 

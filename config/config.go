@@ -95,19 +95,22 @@ type Source struct {
 	Order          *float64
 }
 
-// Budget is one [budgets.NAME] table. A nil limit is unlimited.
+// Budget is one [budgets.NAME] table. A limit left out, or inf, is no
+// limit (the zero measure.Limit); Max(0) allows nothing.
 type Budget struct {
 	Name      string
 	Line      int
-	MaxChars  *int64
-	MaxLines  *int64
-	MaxTokens *int64
+	MaxChars  measure.Limit
+	MaxLines  measure.Limit
+	MaxTokens measure.Limit
 }
 
-// Audit is the [audit] table. A nil threshold keeps the default; +Inf is unlimited.
+// Audit is the [audit] table. A nil threshold (left out) keeps the
+// default (audit.DefaultThresholds); one set to inf is no limit, the zero
+// measure.Limit.
 type Audit struct {
-	LayerTokens *float64
-	TotalTokens *float64
+	LayerTokens *measure.Limit
+	TotalTokens *measure.Limit
 }
 
 // Load reads path. When mustExist is false and the file does not exist, it
@@ -280,21 +283,16 @@ func decodeCore(t table, c *Config) error {
 		if err := at.CheckKeys("layer_tokens", "total_tokens"); err != nil {
 			return err
 		}
-		for _, k := range []string{"layer_tokens", "total_tokens"} {
-			v, ok, err := limit(at, k, false)
+		for _, kv := range []struct {
+			key string
+			dst **measure.Limit
+		}{{"layer_tokens", &c.Audit.LayerTokens}, {"total_tokens", &c.Audit.TotalTokens}} {
+			l, ok, err := limit(at, kv.key, 0, wantLimit)
 			if err != nil {
 				return err
 			}
 			if ok {
-				f := math.Inf(1)
-				if v != nil {
-					f = float64(*v)
-				}
-				if k == "layer_tokens" {
-					c.Audit.LayerTokens = &f
-				} else {
-					c.Audit.TotalTokens = &f
-				}
+				*kv.dst = &l
 			}
 		}
 	}
@@ -404,52 +402,56 @@ func decodeBudget(bt table, name string) (Budget, error) {
 	if !t.Has("max_chars") && !t.Has("max_lines") && !t.Has("max_tokens") {
 		return b, bt.Errorf(name, "set max_chars, max_lines or max_tokens (at least one)")
 	}
-	if b.MaxChars, _, err = limit(t, "max_chars", true); err != nil {
-		return b, err
-	}
-	if b.MaxLines, _, err = limit(t, "max_lines", true); err != nil {
-		return b, err
-	}
-	if b.MaxTokens, _, err = limit(t, "max_tokens", true); err != nil {
-		return b, err
+	for _, kv := range []struct {
+		key string
+		dst *measure.Limit
+	}{{"max_chars", &b.MaxChars}, {"max_lines", &b.MaxLines}, {"max_tokens", &b.MaxTokens}} {
+		if *kv.dst, _, err = limit(t, kv.key, 0, wantLimit); err != nil {
+			return b, err
+		}
 	}
 	return b, nil
 }
 
-// limit reads a nonnegative whole number or inf (TOML inf or the string
-// "inf"); nil means unlimited.
-func limit(t table, key string, whole bool) (*int64, bool, error) {
+// What a limit of ctx.toml must be, in the errors of [limit]: a
+// nonnegative whole number, or a token budget of [files] and
+// [discussion], where no tokens would leave nothing.
+const (
+	wantLimit  = "a nonnegative whole number or inf"
+	wantTokens = "a number of tokens (1 or more), or inf (or leave it out) for no limit"
+)
+
+// limit decodes the limit at key, the one decoder of every limit of
+// ctx.toml: a whole number, least or more (a float without a fraction
+// counts), or inf for no limit, TOML's inf or a string that
+// measure.ParseLimit reads as no limit ("inf", "none"). ok is false when
+// the key is absent, which is no limit too unless the caller keeps a
+// default. An error reads "must be WANT, not VALUE": a fraction, a
+// negative number or one below least, -inf, nan, another string or type.
+func limit(t table, key string, least int64, want string) (measure.Limit, bool, error) {
 	v, ok := t.M[key]
 	if !ok {
-		return nil, false, nil
-	}
-	what := "a nonnegative whole number or inf"
-	if !whole {
-		what = "a nonnegative number or inf"
+		return measure.Limit{}, false, nil
 	}
 	switch x := v.(type) {
 	case string:
-		if x == "inf" || x == "Inf" {
-			return nil, true, nil
+		if l, err := measure.ParseLimit(x); err == nil && !l.IsSet() {
+			return l, true, nil
 		}
 	case int64:
-		if x >= 0 {
-			return &x, true, nil
+		if x >= least {
+			return measure.Max(x), true, nil
 		}
 	case float64:
 		if math.IsInf(x, 1) {
-			return nil, true, nil
+			return measure.Limit{}, true, nil
 		}
-		if x >= 0 && !math.IsNaN(x) && (x == math.Trunc(x) || !whole) && x < 1<<62 {
-			n := int64(math.Ceil(x))
-			if !whole && x != math.Trunc(x) {
-				// thresholds compare tokens (whole numbers) with >, so floor keeps the same outcome
-				n = int64(math.Floor(x))
-			}
-			return &n, true, nil
+		// -2^63 <= x < 2^63 converts exactly; NaN is not whole
+		if x == math.Trunc(x) && x >= -(1<<63) && x < 1<<63 && int64(x) >= least {
+			return measure.Max(int64(x)), true, nil
 		}
 	}
-	return nil, true, t.Errorf(key, "must be %s, not %s", what, describeValue(v))
+	return measure.Limit{}, true, t.Errorf(key, "must be %s, not %s", want, describeValue(v))
 }
 
 func describeValue(v any) string {

@@ -2,7 +2,6 @@ package config
 
 import (
 	"bytes"
-	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,12 +73,13 @@ total_tokens = inf
 	if s := c.Sources[1]; *s.Path != "notes/a.md" || strings.Join(s.Audience, ",") != "claude" || s.Order != nil || s.Line != 20 {
 		t.Errorf("source 1: %+v", s)
 	}
-	if len(c.Budgets) != 3 || c.Budgets[0].Name != "memory" || *c.Budgets[0].MaxChars != 12 || *c.Budgets[0].MaxLines != 3 ||
-		c.Budgets[1].Name != "note" || c.Budgets[1].MaxChars != nil || c.Budgets[2].MaxLines != nil || c.Budgets[0].Line != 26 {
+	if len(c.Budgets) != 3 || c.Budgets[0].Name != "memory" || c.Budgets[0].MaxChars != measure.Max(12) || c.Budgets[0].MaxLines != measure.Max(3) ||
+		c.Budgets[1].Name != "note" || c.Budgets[1].MaxChars.IsSet() || c.Budgets[2].MaxLines.IsSet() || c.Budgets[0].Line != 26 {
 		t.Errorf("budgets: %+v", c.Budgets)
 	}
-	if *c.Audit.LayerTokens != 2000 || !math.IsInf(*c.Audit.TotalTokens, 1) {
-		t.Errorf("audit: %v %v", *c.Audit.LayerTokens, *c.Audit.TotalTokens)
+	// total_tokens = inf is set, to no limit: it does not keep the default
+	if c.Audit.LayerTokens == nil || *c.Audit.LayerTokens != measure.Max(2000) || c.Audit.TotalTokens == nil || c.Audit.TotalTokens.IsSet() {
+		t.Errorf("audit: %v %v", c.Audit.LayerTokens, c.Audit.TotalTokens)
 	}
 }
 
@@ -145,8 +145,9 @@ func TestDecodeErrors(t *testing.T) {
 		{"budget string", "[budgets.x]\nmax_lines = \"ten\"\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not \"ten\""},
 		{"budget -inf", "[budgets.x]\nmax_lines = -inf\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not -Inf"},
 		{"budget nan", "[budgets.x]\nmax_lines = nan\n", "budgets.x.max_lines: must be a nonnegative whole number or inf, not NaN"},
-		{"audit negative", "[audit]\nlayer_tokens = -1\n", "ctx.toml:2: audit.layer_tokens: must be a nonnegative number or inf, not -1"},
-		{"audit string", "[audit]\ntotal_tokens = \"many\"\n", "audit.total_tokens: must be a nonnegative number or inf, not \"many\""},
+		{"audit negative", "[audit]\nlayer_tokens = -1\n", "ctx.toml:2: audit.layer_tokens: must be a nonnegative whole number or inf, not -1"},
+		{"audit string", "[audit]\ntotal_tokens = \"many\"\n", "audit.total_tokens: must be a nonnegative whole number or inf, not \"many\""},
+		{"audit fraction", "[audit]\nlayer_tokens = 2.5\n", "ctx.toml:2: audit.layer_tokens: must be a nonnegative whole number or inf, not 2.5"},
 		{"audit unknown", "[audit]\ntokens = 1\n", "audit.tokens: unknown key"},
 		{"quoted key", "[budgets.\"a b\"]\nmax_chars = -1\n", "ctx.toml:2: budgets.\"a b\".max_chars: must be a nonnegative"},
 		{"execution mode", "agent = \"a\"\nexecution_mode = \"mma\"\n", `ctx.toml:2: execution_mode: must be "beads" (the one mode that changes the context; leave the key out otherwise), not "mma"`},
@@ -166,13 +167,19 @@ func TestDecodeErrors(t *testing.T) {
 	}
 }
 
+// Thresholds are token counts, whole numbers like every limit of
+// ctx.toml: a fraction is refused (ctx 0.x took 2.5 as 2), a float
+// without one is taken.
 func TestFractionalThreshold(t *testing.T) {
-	c, err := Decode("ctx.toml", []byte("[audit]\nlayer_tokens = 2.5\n"))
+	_, err := Decode("ctx.toml", []byte("[audit]\nlayer_tokens = 2.5\n"))
+	if want := "ctx.toml:2: audit.layer_tokens: must be a nonnegative whole number or inf, not 2.5"; err == nil || err.Error() != want {
+		t.Errorf("got %v, want %s", err, want)
+	}
+	c, err := Decode("ctx.toml", []byte("[audit]\nlayer_tokens = 2.0\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	// tokens are whole numbers: > 2.5 holds exactly when > 2
-	if *c.Audit.LayerTokens != 2 {
+	if *c.Audit.LayerTokens != measure.Max(2) {
 		t.Errorf("got %v", *c.Audit.LayerTokens)
 	}
 }

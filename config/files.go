@@ -1,7 +1,6 @@
 package config
 
 import (
-	"math"
 	"strings"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/aggregate/slice"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // Aggregate holds the [files], [screenshots], [output] and [presets.NAME]
@@ -34,12 +34,13 @@ type Files struct {
 	// SummaryOnly is summary_only.
 	SummaryOnly *bool
 	// MaxTokens is max_tokens, the token budget of all aggregated files
-	// together; MaxFileTokens is max_file_tokens, the cap per file. Nil
-	// (absent) is no limit; a present value is 1 or more.
-	MaxTokens     *int
-	MaxFileTokens *int
+	// together; MaxFileTokens is max_file_tokens, the cap per file. Left
+	// out, or inf, is no limit (the zero measure.Limit); a set limit is 1
+	// or more.
+	MaxTokens     measure.Limit
+	MaxFileTokens measure.Limit
 	// MaxTokensAt is where max_tokens is, for messages:
-	// "ctx.toml:9: files.max_tokens"; "" when absent.
+	// "ctx.toml:9: files.max_tokens"; "" when absent or inf.
 	MaxTokensAt string
 	// Ignore is ignore: more patterns in gitignore syntax, relative to
 	// base_dir, that globs and walks leave out; nil when absent.
@@ -108,9 +109,10 @@ type Output struct {
 	Line      int
 	OutputDir *string
 	Namespace *string
-	// Keep is keep: how many numbered outputs the output directory keeps
-	// (0: all of them); nil when absent (aggregate.DefaultKeep).
-	Keep *int
+	// Keep is keep: how many numbered outputs the output directory keeps;
+	// 0 and inf keep all of them (no limit); nil when absent
+	// (aggregate.DefaultKeep).
+	Keep *measure.Limit
 }
 
 // Preset is a [presets.NAME] table: a named, reusable file set (package
@@ -187,12 +189,11 @@ func decodeAggregate(t table, c *Config) error {
 			}
 			o.Namespace = &ns
 		}
-		if v, ok := ot.M["keep"]; ok {
-			n, _, err := ot.Int("keep")
-			if err != nil || n < 0 || n > 1<<31-1 {
-				return ot.Errorf("keep", "must be how many numbered outputs to keep (0 keeps them all), not %s", describeValue(v))
-			}
-			k := int(n)
+		if k, ok, err := limit(ot, "keep", 0, "how many numbered outputs to keep (0 keeps them all)"); err != nil {
+			return err
+		} else if ok {
+			// 0 has always kept them all
+			k = k.ZeroIsNone()
 			o.Keep = &k
 		}
 		a.Output = o
@@ -313,40 +314,31 @@ func decodeFiles(t table) (*Files, error) {
 	}
 	for _, kv := range []struct {
 		key string
-		dst **int
+		dst *measure.Limit
 	}{{"max_tokens", &f.MaxTokens}, {"max_file_tokens", &f.MaxFileTokens}} {
 		var err error
-		if *kv.dst, err = tokenLimit(t, kv.key); err != nil {
+		if *kv.dst, _, err = limit(t, kv.key, 1, wantTokens); err != nil {
 			return nil, err
 		}
 	}
-	if f.MaxTokens != nil {
+	if f.MaxTokens.IsSet() {
 		f.MaxTokensAt = t.doc.at(t.Field("max_tokens"))
 	}
 	return f, nil
 }
 
-// tokenLimit reads a token budget: a whole number of tokens, 1 or more, or
-// inf (TOML inf or the string "inf") for no limit, as an absent key is; nil
-// is no limit. 0 is refused: a budget of no tokens would leave nothing.
+// tokenLimit reads a token budget of [discussion] through [limit], as an
+// optional int (nil is no limit): a whole number of tokens, 1 or more, up
+// to 2^31-1, or inf. 0 is refused: a budget of no tokens would leave
+// nothing.
 func tokenLimit(t table, key string) (*int, error) {
-	v, ok := t.M[key]
-	if !ok {
-		return nil, nil
+	l, _, err := limit(t, key, 1, wantTokens)
+	n, set := l.Value()
+	if err != nil || !set {
+		return nil, err
 	}
-	if s, isStr := v.(string); isStr && (s == "inf" || s == "Inf") {
-		return nil, nil
-	}
-	if f, isFloat := v.(float64); isFloat && math.IsInf(f, 1) {
-		return nil, nil
-	}
-	const what = "must be a number of tokens (1 or more), or inf (or leave it out) for no limit"
-	n, _, err := t.Int(key)
-	if err != nil {
-		return nil, t.Errorf(key, "%s, not %s", what, describeValue(v))
-	}
-	if n < 1 || n > 1<<31-1 {
-		return nil, t.Errorf(key, "%s, not %d", what, n)
+	if n > 1<<31-1 {
+		return nil, t.Errorf(key, "must be %s, not %d", wantTokens, n)
 	}
 	i := int(n)
 	return &i, nil

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 func TestDecodeAggregate(t *testing.T) {
@@ -89,14 +91,14 @@ func TestDecodeFilesTokenLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	f := c.Aggregate.Files
-	if f.MaxTokens == nil || *f.MaxTokens != 4000 || f.MaxFileTokens == nil || *f.MaxFileTokens != 500 {
+	if f.MaxTokens != measure.Max(4000) || f.MaxFileTokens != measure.Max(500) {
 		t.Errorf("limits: %+v", f)
 	}
 	c, err = Decode("ctx.toml", []byte("[files]\npaths = [\"a\"]\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f := c.Aggregate.Files; f.MaxTokens != nil || f.MaxFileTokens != nil {
+	if f := c.Aggregate.Files; f.MaxTokens.IsSet() || f.MaxFileTokens.IsSet() {
 		t.Errorf("absent limits decoded: %+v", f)
 	}
 }
@@ -218,7 +220,7 @@ func TestTokenBudgetInf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Aggregate.Files.MaxTokens != nil || c.Aggregate.Files.MaxFileTokens != nil || c.History.MaxTokens != nil {
+		if c.Aggregate.Files.MaxTokens.IsSet() || c.Aggregate.Files.MaxFileTokens.IsSet() || c.History.MaxTokens != nil {
 			t.Errorf("%q: %+v %+v", src, c.Aggregate.Files, c.History)
 		}
 		if o := c.AggregateOptions("/p", "/h"); o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() {

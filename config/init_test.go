@@ -50,13 +50,13 @@ func TestTemplateFits(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := int(*c.Budgets[0].MaxLines); got != tc.lines || got < tc.fit.MaxLines {
+		if got := c.Budgets[0].MaxLines.Int(-1); got != tc.lines || got < tc.fit.MaxLines {
 			t.Errorf("%+v: max_lines %d, want %d", tc.fit, got, tc.lines)
 		}
-		if got := int(*c.Audit.LayerTokens); got != tc.layer {
+		if got := c.Audit.LayerTokens.Int(-1); got != tc.layer {
 			t.Errorf("%+v: layer_tokens %d, want %d", tc.fit, got, tc.layer)
 		}
-		if got := int(*c.Audit.TotalTokens); got != tc.total {
+		if got := c.Audit.TotalTokens.Int(-1); got != tc.total {
 			t.Errorf("%+v: total_tokens %d, want %d", tc.fit, got, tc.total)
 		}
 	}

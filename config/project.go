@@ -10,7 +10,6 @@ import (
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/manifest"
-	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/profile"
 )
 
@@ -199,8 +198,7 @@ func (p *Project) ManifestOptions() manifest.Options {
 	}
 	for _, b := range c.Budgets {
 		o.Budgets = append(o.Budgets, manifest.NamedBudget{Name: b.Name, Where: p.where(b.Line),
-			Budget: manifest.Budget{MaxChars: measure.MaxOf(b.MaxChars), MaxLines: measure.MaxOf(b.MaxLines),
-				MaxTokens: measure.MaxOf(b.MaxTokens)}})
+			Budget: manifest.Budget{MaxChars: b.MaxChars, MaxLines: b.MaxLines, MaxTokens: b.MaxTokens}})
 	}
 	if c.Aggregate.Files != nil || c.Aggregate.Screenshots != nil {
 		f := p.AggregateOptions()

@@ -40,7 +40,8 @@ type Options struct {
 	// History.Options.Estimator, when set, must have the same name (see
 	// [Options.SetEstimator]).
 	Estimator measure.Estimator
-	// MaxSourceBytes bounds a source file's size; 0 uses DefaultMaxSourceBytes.
+	// MaxSourceBytes bounds a source file's size, a safety cap: 0 (or
+	// less) is DefaultMaxSourceBytes; it cannot be turned off.
 	MaxSourceBytes int64
 	// Files, when not nil, aggregates project files after the sources (see
 	// [Build]); nil aggregates none.

@@ -46,9 +46,9 @@
 // [DefaultMaxTokens]), which degrades and omits files and lists them.
 // Whatever the tokens, a text longer than [MaxTextBytes] is cut at a line
 // end, with a note. JSON documents (audit, verify, stats) are never cut,
-// since a cut document is no document: one over max_bytes (default
-// [DefaultMaxBytes]; 0 is [MaxResultBytes]) is a tool error that gives its
-// size and how to ask for less. No result goes out larger than
+// since a cut document is no document: one over max_bytes (default, and
+// 0, [DefaultMaxBytes]; at most [MaxResultBytes]) is a tool error that
+// gives its size and how to ask for less. No result goes out larger than
 // [MaxResultBytes] as sent: such a result is a tool error too, and a
 // ctx://manifest that large is an error of resources/read (a resource has
 // no error result) that gives its size.
@@ -74,6 +74,7 @@ import (
 
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/manifest"
+	"github.com/ctxaudit/ctx/measure"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -370,9 +371,16 @@ func argumentError(err error) error {
 }
 
 // boundError words the validator's "minimum: 0/1 is less than 1.000000"
-// (a fraction and a float) as "must be at least 1, not 0"; other details
-// are returned as they are.
+// (a fraction and a float) as "must be at least 1, not 0", and its
+// `type: 1.5 has type "number", want "integer"` as "must be a whole
+// number, not 1.5" (counts of tokens and bytes are whole numbers); other
+// details are returned as they are.
 func boundError(detail string) string {
+	if rest, ok := strings.CutPrefix(detail, "type: "); ok {
+		if got, ok := strings.CutSuffix(rest, ` has type "number", want "integer"`); ok {
+			return "must be a whole number, not " + got
+		}
+	}
 	for _, b := range []struct{ prefix, sep, want string }{
 		{"minimum: ", " is less than ", "at least"},
 		{"maximum: ", " is greater than ", "at most"},
@@ -405,16 +413,26 @@ func toolError(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: "ctx: error: " + strings.TrimPrefix(msg, "ctx: error: ")}}}
 }
 
-// maxBytes is the max_bytes of a call: nil is DefaultMaxBytes, 0 the
-// most a result carries.
+// maxBytes is the max_bytes of a call, a safety cap as every byte cap of
+// ctx is: nil and 0 are DefaultMaxBytes, and no more than MaxResultBytes.
 func maxBytes(n *int) int {
 	switch {
-	case n == nil:
+	case n == nil || *n <= 0:
 		return DefaultMaxBytes
-	case *n == 0 || *n > MaxResultBytes:
+	case *n > MaxResultBytes:
 		return MaxResultBytes
 	}
 	return *n
+}
+
+// tokenLimit is the max_tokens or max_file_tokens of a call, when it sets
+// one: a number of tokens, 0 for no limit as on the command line
+// (measure.Limit.ZeroIsNone).
+func tokenLimit(n *int) (measure.Limit, bool) {
+	if n == nil {
+		return measure.Limit{}, false
+	}
+	return measure.Max(int64(*n)).ZeroIsNone(), true
 }
 
 // capText cuts text at the last line end (else character boundary) before

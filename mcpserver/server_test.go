@@ -102,6 +102,8 @@ func TestSameAsCommand(t *testing.T) {
 			{nil, []string{"-C", dir}},
 			{map[string]any{"profile": "codex", "estimator": "o200k", "layer_tokens": 10, "total_tokens": 100},
 				[]string{"-C", dir, "--profile", "codex", "--estimator", "o200k", "--layer-tokens", "10", "--total-tokens", "100"}},
+			// 0 is a threshold of zero in both
+			{map[string]any{"layer_tokens": 0}, []string{"-C", dir, "--layer-tokens", "0"}},
 			// a directory inside the project, with its own (absent) ctx.toml
 			{map[string]any{"dir": "src"}, []string{"-C", filepath.Join(dir, "src")}},
 		} {
@@ -309,7 +311,11 @@ func TestErrorResults(t *testing.T) {
 		{"pack", map[string]any{"paths": []string{""}}, "paths: must not be empty"},
 		{"pack", map[string]any{"max_tokens": -1}, "max_tokens: must be at least 0, not -1"},
 		{"stats", map[string]any{"top": 0}, "top: must be at least 1, not 0"},
-		{"audit", map[string]any{"layer_tokens": -2.5}, "layer_tokens: must be at least 0, not -2.5"},
+		{"audit", map[string]any{"layer_tokens": -1}, "layer_tokens: must be at least 0, not -1"},
+		// token counts are whole numbers: a fraction is refused, clearly
+		{"audit", map[string]any{"layer_tokens": 1.5}, "layer_tokens: must be a whole number, not 1.5"},
+		{"audit", map[string]any{"total_tokens": -2.5}, "total_tokens: must be a whole number, not -2.5"},
+		{"pack", map[string]any{"max_tokens": 0.5}, "max_tokens: must be a whole number, not 0.5"},
 		{"stats", map[string]any{"paths": []string{"/etc"}}, "outside the project directory"},
 		{"stats", map[string]any{"top": 1, "tree": true}, "top and tree cannot be used together"},
 		{"stats", map[string]any{"max_bytes": 10}, "over max_bytes 10"},

@@ -139,12 +139,12 @@ func (s *server) manifestOptions(p *config.Project, prof, est string) (manifest.
 }
 
 type auditInput struct {
-	Dir         string   `json:"dir,omitempty" jsonschema:"a project directory inside this one, relative to it (default: this project)"`
-	Profile     string   `json:"profile,omitempty" jsonschema:"add what this agent loads by itself (default: profile in ctx.toml, else none)"`
-	Estimator   string   `json:"estimator,omitempty" jsonschema:"count tokens with chars4 (characters / 4), o200k or cl100k (default: ctx.toml, else chars4)"`
-	LayerTokens *float64 `json:"layer_tokens,omitempty" jsonschema:"tokens above which a source is oversized (default: [audit] of ctx.toml, else 2000)"`
-	TotalTokens *float64 `json:"total_tokens,omitempty" jsonschema:"tokens above which the total is oversized (default: [audit] of ctx.toml, else 8000)"`
-	MaxBytes    *int     `json:"max_bytes,omitempty" jsonschema:"refuse a document larger than this (default 100000; 0: the most, 8388608)"`
+	Dir         string `json:"dir,omitempty" jsonschema:"a project directory inside this one, relative to it (default: this project)"`
+	Profile     string `json:"profile,omitempty" jsonschema:"add what this agent loads by itself (default: profile in ctx.toml, else none)"`
+	Estimator   string `json:"estimator,omitempty" jsonschema:"count tokens with chars4 (characters / 4), o200k or cl100k (default: ctx.toml, else chars4)"`
+	LayerTokens *int64 `json:"layer_tokens,omitempty" jsonschema:"tokens above which a source is oversized, a whole number (default: [audit] of ctx.toml, else 8192)"`
+	TotalTokens *int64 `json:"total_tokens,omitempty" jsonschema:"tokens above which the total is oversized, a whole number (default: [audit] of ctx.toml, else 32768)"`
+	MaxBytes    *int   `json:"max_bytes,omitempty" jsonschema:"refuse a document larger than this many bytes (default, and 0: 100000; at most 8388608)"`
 }
 
 func (s *server) audit(ctx context.Context, _ *mcp.CallToolRequest, in auditInput) (*result, error) {
@@ -166,10 +166,10 @@ func (s *server) audit(ctx context.Context, _ *mcp.CallToolRequest, in auditInpu
 		return nil, err
 	}
 	if in.LayerTokens != nil {
-		ao.Thresholds.LayerTokens = *in.LayerTokens
+		ao.Thresholds.LayerTokens = measure.Max(*in.LayerTokens)
 	}
 	if in.TotalTokens != nil {
-		ao.Thresholds.TotalTokens = *in.TotalTokens
+		ao.Thresholds.TotalTokens = measure.Max(*in.TotalTokens)
 	}
 	rep, err := audit.RunContext(ctx, m, ao)
 	if err != nil {
@@ -281,18 +281,18 @@ func (s *server) render(ctx context.Context, _ *mcp.CallToolRequest, in renderIn
 	if err != nil {
 		return nil, err
 	}
-	max := DefaultMaxTokens
-	if in.MaxTokens != nil {
-		max = *in.MaxTokens
+	max := measure.Max(DefaultMaxTokens)
+	if l, ok := tokenLimit(in.MaxTokens); ok {
+		max = l
 	}
 	r := renderResult{Text: text, Estimator: est.Name()}
 	r.TotalTokens = est.Tokens([]byte(text))
 	r.Tokens = r.TotalTokens
-	if max > 0 && r.TotalTokens > max {
-		r.Text = text[:measure.TokenPrefix(est, []byte(text), max)]
+	if max.Exceeded(int64(r.TotalTokens)) {
+		r.Text = text[:measure.TokenPrefix(est, []byte(text), max.Int(0))]
 		r.Tokens = est.Tokens([]byte(r.Text))
 		r.Truncated = true
-		notes = append(notes, fmt.Sprintf("cut at %d of %d tokens (%s), at a token boundary, by max_tokens %d: ask with a larger max_tokens, or 0 for the whole text",
+		notes = append(notes, fmt.Sprintf("cut at %d of %d tokens (%s), at a token boundary, by max_tokens %s: ask with a larger max_tokens, or 0 for the whole text",
 			r.Tokens, r.TotalTokens, est.Name(), max))
 	}
 	if capped, note := capText(r.Text, "text"); note != "" {
@@ -391,20 +391,14 @@ func (s *server) pack(ctx context.Context, req *mcp.CallToolRequest, in packInpu
 		return nil, err
 	}
 	var notes []string
-	switch {
-	case in.MaxTokens != nil && *in.MaxTokens == 0:
-		o.MaxTokens = measure.Limit{}
-	case in.MaxTokens != nil:
-		o.MaxTokens = measure.Max(int64(*in.MaxTokens))
-	case !o.MaxTokens.IsSet():
+	if l, ok := tokenLimit(in.MaxTokens); ok {
+		o.MaxTokens = l
+	} else if !o.MaxTokens.IsSet() {
 		o.MaxTokens = measure.Max(DefaultMaxTokens)
 		notes = append(notes, fmt.Sprintf("max_tokens is %d by default here (ctx.toml sets none); 0 is no budget", DefaultMaxTokens))
 	}
-	if in.MaxFileTokens != nil {
-		o.MaxFileTokens = measure.Limit{}
-		if *in.MaxFileTokens > 0 {
-			o.MaxFileTokens = measure.Max(int64(*in.MaxFileTokens))
-		}
+	if l, ok := tokenLimit(in.MaxFileTokens); ok {
+		o.MaxFileTokens = l
 	}
 	// never a numbered output file, nor the Discussion History
 	o.OutputDir, o.History = "", ""
@@ -551,7 +545,7 @@ func progress(ctx context.Context, req *mcp.CallToolRequest) func(done, total in
 
 type verifyInput struct {
 	Manifest string `json:"manifest,omitempty" jsonschema:"the stored manifest file, relative to the project (default: ctx.manifest.json)"`
-	MaxBytes *int   `json:"max_bytes,omitempty" jsonschema:"refuse a report larger than this (default 100000; 0: the most, 8388608)"`
+	MaxBytes *int   `json:"max_bytes,omitempty" jsonschema:"refuse a report larger than this many bytes (default, and 0: 100000; at most 8388608)"`
 }
 
 func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in verifyInput) (*result, error) {
@@ -685,7 +679,7 @@ type statsInput struct {
 	Tree          bool     `json:"tree,omitempty" jsonschema:"the token tree of directories and files"`
 	TreeThreshold *int     `json:"tree_threshold,omitempty" jsonschema:"fold the tree's entries under N tokens into one per directory (implies tree)"`
 	Estimator     string   `json:"estimator,omitempty" jsonschema:"count tokens with chars4, o200k or cl100k (default: ctx.toml, else chars4)"`
-	MaxBytes      *int     `json:"max_bytes,omitempty" jsonschema:"refuse a document larger than this (default 100000; 0: the most, 8388608)"`
+	MaxBytes      *int     `json:"max_bytes,omitempty" jsonschema:"refuse a document larger than this many bytes (default, and 0: 100000; at most 8388608)"`
 }
 
 func (s *server) stats(ctx context.Context, req *mcp.CallToolRequest, in statsInput) (*result, error) {

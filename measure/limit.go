@@ -3,17 +3,32 @@ package measure
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 )
 
 // Limit is an upper bound on a count: characters, lines, tokens or
-// messages. It is the one way every ctx budget says "no limit" in Go: the
-// zero value; manifests write it as null, and ctx.toml as an absent key or
-// inf. [Max] makes a bound; Max(0) allows nothing.
+// messages. It is ctx's one way of writing such a bound, in every option
+// and result of the library:
 //
-// Limits are values: copying one copies the bound, and [Limit.Minus]
-// returns what remains of a pool.
+//   - the zero value is no limit; [Max](n) is the limit n, and Max(0) is a
+//     real limit of zero, which allows nothing;
+//   - JSON writes it as a number, or null for no limit;
+//   - text (a flag's value, a string in ctx.toml) is a whole number, or
+//     inf or none for no limit, read by [ParseLimit]; ctx.toml also takes
+//     TOML's inf, and leaving a key out is no limit unless its documentation
+//     gives a default.
+//
+// A safety cap with a default, such as aggregate.Options.MaxFileBytes, is
+// not a Limit: it is an int64 of bytes whose zero value is its documented
+// default, and it cannot be turned off. A number that reports a bound
+// that was hit (aggregate.BudgetError.Limit, profile.Issue.Limit) is a
+// plain integer, since such a bound always exists. docs/architecture.md
+// ("Limits") lists them all.
+//
+// Limits are values: copying one copies the bound, == compares two, and
+// [Limit.Minus] returns what remains of a pool.
 type Limit struct {
 	n   int64
 	set bool
@@ -31,6 +46,38 @@ func MaxOf[T ~int | ~int64](n *T) Limit {
 		return Limit{}
 	}
 	return Max(int64(*n))
+}
+
+// ParseLimit reads a limit written as text, as on a command line: a whole
+// number, 0 or more, or "inf" (also "Inf") or "none" for no limit. The
+// whole text must be the number: signs other than +, fractions ("1.5"),
+// exponents ("1e3"), spaces and separators are refused, with an error
+// that says what a limit must be and quotes s.
+func ParseLimit(s string) (Limit, error) {
+	switch s {
+	case "inf", "Inf", "none":
+		return Limit{}, nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	switch {
+	case errors.Is(err, strconv.ErrRange) && n > 0:
+		return Limit{}, fmt.Errorf("must be a whole number up to 9,223,372,036,854,775,807, or inf, not %q", s)
+	case err != nil || n < 0:
+		return Limit{}, fmt.Errorf("must be a nonnegative whole number or inf, not %q", s)
+	}
+	return Max(n), nil
+}
+
+// ZeroIsNone returns l, or no limit when l is Max(0). It is for the few
+// counts written as a number where 0 has always meant no limit: the token
+// budgets of a command line or a tool's input (a budget that allows
+// nothing would leave nothing) and [output] keep of ctx.toml. Everywhere
+// else Max(0) is a limit of zero.
+func (l Limit) ZeroIsNone() Limit {
+	if l.set && l.n == 0 {
+		return Limit{}
+	}
+	return l
 }
 
 // IsSet reports whether l is a bound (false for no limit).
@@ -85,7 +132,8 @@ func (l *Limit) UnmarshalJSON(data []byte) error {
 		return nil
 	}
 	var n json.Number
-	if err := json.Unmarshal(data, &n); err != nil {
+	// json.Number also takes a string that holds a number ("5"): refused
+	if err := json.Unmarshal(data, &n); err != nil || (len(data) > 0 && data[0] == '"') {
 		return fmt.Errorf("limit: want a whole number or null, not %s", data)
 	}
 	v, err := n.Int64()

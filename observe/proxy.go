@@ -59,7 +59,8 @@ type Options struct {
 	Files *Files
 	// Estimator counts the tokens of the segments; nil is chars/4.
 	Estimator measure.Estimator
-	// MaxBody bounds the bodies attributed; 0 is DefaultMaxBody.
+	// MaxBody bounds the bodies attributed, a safety cap: 0 (or less) is
+	// DefaultMaxBody; it cannot be turned off.
 	MaxBody int64
 	// Transport sends the forwarded requests; nil is a clone of
 	// http.DefaultTransport.

@@ -27,7 +27,7 @@ var kindLabels = map[Kind]string{
 
 // SummaryOptions configure [WriteSummary].
 type SummaryOptions struct {
-	// Width is the terminal width the tables fit (0: no limit).
+	// Width is the terminal width the tables fit (0: not fitted).
 	Width int
 	// Home is shown as ~ in paths; Dir is the directory paths are shown
 	// relative to.

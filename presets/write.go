@@ -207,3 +207,9 @@ func escapeAll(names []string) string {
 	}
 	return strings.Join(out, ", ")
 }
+
+// SavedMessage is what ctx preset save says once the preset is in the
+// user's presets file: "saved user preset api (3 entries) to FILE".
+func SavedMessage(name string, p Preset, file string) string {
+	return fmt.Sprintf("saved user preset %s (%s) to %s", name, display.Count(len(p.Files), "entry", "entries"), file)
+}

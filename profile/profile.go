@@ -163,7 +163,8 @@ type Options struct {
 	// ManagedDir is where Claude Code's managed policy lives; "" is
 	// /etc/claude-code.
 	ManagedDir string
-	// MaxFileBytes bounds each file read; 0 is DefaultMaxFileBytes.
+	// MaxFileBytes bounds each file read, a safety cap: 0 (or less) is
+	// DefaultMaxFileBytes; it cannot be turned off.
 	MaxFileBytes int64
 }
 

@@ -112,9 +112,6 @@ func buildFixture(t *testing.T, name, root string, o manifest.Options, ao audit.
 	if m, err = manifest.Decode(bytes.NewReader(b)); err != nil {
 		t.Fatal(err)
 	}
-	if ao.Thresholds == (audit.Thresholds{}) {
-		ao.Thresholds = audit.DefaultThresholds()
-	}
 	if ao.Secrets == nil {
 		// as ctx report scans
 		if ao.Secrets, err = gitleaks.Default(); err != nil {
@@ -202,7 +199,7 @@ func small(t *testing.T) fixture {
 		Beads:   &beads.Options{Path: ".beads", Name: ".beads"},
 		History: &manifest.HistoryOptions{Path: "chat/history.json"},
 	}
-	return buildFixture(t, "small", root, o, audit.Options{})
+	return buildFixture(t, "small", root, o, audit.Options{Thresholds: audit.DefaultThresholds()})
 }
 
 // budgets has budget cuts by lines, chars and tokens, a budget used up,
@@ -270,7 +267,7 @@ func budgets(t *testing.T) fixture {
 			MaxTokens:     measure.Max(110),
 		},
 	}
-	return buildFixture(t, "budgets", root, o, audit.Options{Thresholds: audit.Thresholds{LayerTokens: 1500, TotalTokens: 6000}})
+	return buildFixture(t, "budgets", root, o, audit.Options{Thresholds: audit.Thresholds{LayerTokens: measure.Max(1500), TotalTokens: measure.Max(6000)}})
 }
 
 // large is a generated project of 2,000 files in nested directories with
@@ -298,7 +295,7 @@ func large(t *testing.T) fixture {
 		Discover: discover.Options{Agent: "generic", ProjectDir: project, Home: home, SharedMode: discover.SharedDisabled, Getenv: func(string) string { return "" }},
 		Files:    &aggregate.Options{Engine: codeview.Engine(), BaseDir: project, Files: []aggregate.FileItem{{Path: "pkg*/**/*.txt"}}},
 	}
-	return buildFixture(t, "large", root, o, audit.Options{NoSecrets: true})
+	return buildFixture(t, "large", root, o, audit.Options{Thresholds: audit.DefaultThresholds(), NoSecrets: true})
 }
 
 // pageOf writes the report of f.

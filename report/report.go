@@ -24,7 +24,6 @@ import (
 	"fmt"
 	"html/template"
 	"io"
-	"math"
 	"os"
 	"path"
 	"slices"
@@ -661,15 +660,16 @@ func (v *viewer) limits() (total []bar, layers []bar, note string) {
 	return total, layers, note
 }
 
-func thresholdBar(label string, used int, limit float64) bar {
+func thresholdBar(label string, used int, limit measure.Limit) bar {
 	b := bar{Label: label, Used: display.Int(used)}
-	if math.IsInf(limit, 1) {
+	n, ok := limit.Value()
+	if !ok {
 		b.NoLimit, b.Note = true, "no limit"
 		return b
 	}
-	b.Allowed = display.Int(int(limit))
-	b.Pct = percent(float64(used), limit)
-	b.Over = float64(used) > limit
+	b.Allowed = display.Int(int(n))
+	b.Pct = percent(float64(used), float64(n))
+	b.Over = limit.Exceeded(int64(used))
 	return b
 }
 
@@ -691,7 +691,7 @@ func (v *viewer) footer() ([]pair, error) {
 		{"manifest", mdtext.Escape(m.Tool.Name+" "+m.Tool.Version) + ", schema_version " + strconv.Itoa(m.SchemaVersion) + ", " + mdtext.Escape(paths) + " paths"},
 		{"agent", mdtext.Escape(m.Agent)},
 		{"estimator", mdtext.Escape(m.Estimator)},
-		{"thresholds", "layer_tokens " + thresholdText(v.rep.Thresholds.LayerTokens) + ", total_tokens " + thresholdText(v.rep.Thresholds.TotalTokens)},
+		{"thresholds", "layer_tokens " + v.rep.Thresholds.LayerTokens.String() + ", total_tokens " + v.rep.Thresholds.TotalTokens.String()},
 		{"manifest BLAKE3", measure.Hash(data)},
 		{"rendered text BLAKE3", measure.Hash(text)},
 		{"rendered text", display.Plural(len(text), "byte") + ", " + tokens(v.rep.Total.Tokens)},
@@ -700,13 +700,6 @@ func (v *viewer) footer() ([]pair, error) {
 		out = append(out, pair{"section " + mdtext.Escape(string(s.ID)) + " BLAKE3", s.Hash})
 	}
 	return out, nil
-}
-
-func thresholdText(f float64) string {
-	if math.IsInf(f, 1) {
-		return "inf"
-	}
-	return strconv.FormatFloat(f, 'f', -1, 64)
 }
 
 // headings splits every included fragment, and what the agent keeps of

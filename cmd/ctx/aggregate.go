@@ -113,8 +113,8 @@ Examples:
 			&cli.StringFlag{Name: "view", Usage: "view `MODE` of the files given as arguments, or of the whole project when it is packed (no arguments, no [files] paths): full, summary, skeleton, outline, none or custom; not masked, whose mask only a [files] entry gives"},
 			&cli.StringFlag{Name: "strategy", Usage: "`STRATEGY`: auto, summarize, full or tier3 (default: [files] strategy, else auto)"},
 			&cli.StringSliceFlag{Name: "focus", Usage: "Tier 3 focus `FILE` by entry, relative path, base name or absolute path (repeatable)"},
-			&cli.IntFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0: no limit, as in every command; default: [files] max_tokens, else no limit)"},
-			&cli.IntFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0: no limit; default: [files] max_file_tokens, else no limit)"},
+			&cli.StringFlag{Name: "max-tokens", Usage: "token budget `N` of all files together, degrading full → skeleton → outline → summary → omitted, largest first (0 or inf: no limit, as 0 is in every command; default: [files] max_tokens, else no limit)"},
+			&cli.StringFlag{Name: "max-file-tokens", Usage: "token cap `N` per file, degrading the same way (0 or inf: no limit; default: [files] max_file_tokens, else no limit)"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace each credential with [REDACTED:rule] before views are made (default: redact in [secrets] of ctx.toml)"},
 			&cli.BoolFlag{Name: "no-scan", Usage: "do not look for credentials in what is packed (default: scan in [secrets] of ctx.toml, else scan and warn)"},
 			optionalFlag{&cli.GenericFlag{Name: "changed", Value: &optionalValue{},
@@ -270,15 +270,11 @@ func (e *env) aggregate(c *cli.Context) error {
 		dst  *measure.Limit
 	}{{"max-tokens", &o.MaxTokens}, {"max-file-tokens", &o.MaxFileTokens}} {
 		if c.IsSet(f.name) {
-			// 0 is no limit, as --max-tokens 0 is in ctx history
-			switch n := c.Int(f.name); {
-			case n < 0:
-				return usagef("--%s: must not be negative, not %d", f.name, n)
-			case n == 0:
-				*f.dst = measure.Limit{}
-			default:
-				*f.dst = measure.Max(int64(n))
+			if err := limitFlag(c, f.name, f.dst); err != nil {
+				return err
 			}
+			// 0 is no limit, as --max-tokens 0 is in ctx messages
+			*f.dst = f.dst.ZeroIsNone()
 		}
 	}
 	if c.Bool("stdout") || format == "json" {

@@ -214,21 +214,31 @@ func checkAgent(a string) error {
 }
 
 // thresholds returns the audit thresholds of the project with the flags
-// applied.
+// applied: --layer-tokens 0 is a threshold of zero, inf no limit.
 func thresholds(c *cli.Context, p *config.Project) (audit.Thresholds, error) {
 	th := p.Thresholds()
 	for _, f := range []struct {
 		name string
-		dst  *float64
+		dst  *measure.Limit
 	}{{"layer-tokens", &th.LayerTokens}, {"total-tokens", &th.TotalTokens}} {
-		if !c.IsSet(f.name) {
-			continue
+		if err := limitFlag(c, f.name, f.dst); err != nil {
+			return th, err
 		}
-		v, err := audit.ParseThreshold(c.String(f.name))
-		if err != nil {
-			return th, usagef("--%s: %v", f.name, err)
-		}
-		*f.dst = v
 	}
 	return th, nil
+}
+
+// limitFlag sets *dst to the limit the string flag name gives, when it is
+// set (measure.ParseLimit: a whole number, or inf or none for no limit);
+// a value that does not parse is a usage error.
+func limitFlag(c *cli.Context, name string, dst *measure.Limit) error {
+	if !c.IsSet(name) {
+		return nil
+	}
+	l, err := measure.ParseLimit(c.String(name))
+	if err != nil {
+		return usagef("--%s: %v", name, err)
+	}
+	*dst = l
+	return nil
 }

@@ -7,7 +7,6 @@ import (
 
 	"github.com/urfave/cli/v2"
 
-	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/presets"
 )
 
@@ -208,7 +207,7 @@ func (e *env) presetSave(c *cli.Context) error {
 			fmt.Fprintf(e.stderr, "ctx: warning: preset %s: the project preset of the same name (%s:%d) overrides it here\n", name, q.File, q.Line)
 		}
 	}
-	_, err = fmt.Fprintf(e.written(), "saved user preset %s (%s) to %s\n", name, display.Count(len(pr.Files), "entry", "entries"), file)
+	_, err = fmt.Fprintln(e.written(), presets.SavedMessage(name, pr, file))
 	return err
 }
 

@@ -13,7 +13,10 @@
 // key, the length of the value, the BLAKE3 of the value, and the value. A
 // read checks all of them: a file that is truncated, longer than it says,
 // corrupted, of another format or of another key (a collision of the name)
-// is a miss, never a value, and the next Put of the key replaces it.
+// is a miss, never a value, and the next Put of the key replaces it. An
+// entry, like the ledger, is read by the bounded reader of ctx, which opens
+// without blocking: a FIFO, device or other special file at its path is a
+// miss at once, never a wait for a writer.
 //
 // # Concurrent runs
 //
@@ -45,7 +48,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,6 +58,8 @@ import (
 	"time"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
 // DefaultMaxBytes bounds a cache directory unless Open is told otherwise.
@@ -183,23 +187,16 @@ func (d *Dir) Get(key string) ([]byte, bool) {
 	return v, true
 }
 
-// readEntry reads an entry file and its time, refusing one too large to
-// be one.
+// maxEntry is the largest file that can be an entry.
+const maxEntry = maxValue + maxKey + 256
+
+// readEntry reads an entry file and its time through the bounded reader,
+// which opens without blocking and refuses anything but a regular file (a
+// FIFO at the entry's path would otherwise hang the run) and a file too
+// large to be an entry.
 func readEntry(p string) ([]byte, time.Time, error) {
-	f, err := os.Open(p)
+	b, st, err := fileio.Read(p, maxEntry)
 	if err != nil {
-		return nil, time.Time{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxValue+maxKey+256 {
-		return nil, time.Time{}, errors.New("not an entry")
-	}
-	b := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
 		return nil, time.Time{}, err
 	}
 	return b, st.ModTime(), nil
@@ -321,8 +318,8 @@ const (
 // readLedger returns the size and the time of the last trim in the
 // ledger; false when there is none or it cannot be read.
 func (d *Dir) readLedger() (size int64, trimmed time.Time, ok bool) {
-	b, err := os.ReadFile(filepath.Join(d.root, ledgerName))
-	if err != nil || len(b) > 64 {
+	b, _, err := fileio.Read(filepath.Join(d.root, ledgerName), 64)
+	if err != nil {
 		return 0, time.Time{}, false
 	}
 	var nanos int64

@@ -102,10 +102,12 @@ func maskKey(f FileItem) string {
 }
 
 // view renders one file as [View] does, through o.Cache when the view and
-// the engine allow it: a view found under its key is used as it is, and a
-// view computed without error is stored. hash is the BLAKE3 of src. eng is
-// o.Engine or an engine of the same code that parses src once
-// ([sharedParse]).
+// the engine allow it: a view found under its key is used when it is of
+// the mode asked for (or a fallback to the summary), in the fence its mode
+// and label give ([viewFence]: the cache holds no fence, and the length of
+// a fence always comes from the text it holds), and a view computed
+// without error is stored. hash is the BLAKE3 of src. eng is o.Engine or
+// an engine of the same code that parses src once ([sharedParse]).
 func (o Options) view(ctx context.Context, eng Engine, label string, src []byte, hash string, f FileItem, mode ViewMode) ViewResult {
 	id, ok := o.cacheable(label)
 	if mode == "" {
@@ -116,7 +118,8 @@ func (o Options) view(ctx context.Context, eng Engine, label string, src []byte,
 	}
 	key := cacheKey("view", id, "mode "+string(mode), "ext "+strings.ToLower(path.Ext(label)), "settings "+viewSettings(f, mode), hash)
 	if b, ok := o.Cache.Get(key); ok {
-		if res, err := decodeView(b); err == nil {
+		if res, err := decodeView(b); err == nil && cachedMode(res, mode) {
+			res.Fence = viewFence(res.Mode, label)
 			res.Language = languageOf(eng, label)
 			if len(f.CustomSlices) > 0 {
 				res.Slices = make([]slice.Result, len(f.CustomSlices))
@@ -149,6 +152,15 @@ func (o Options) gated(ctx context.Context, eng Engine, label string, src []byte
 	return View(ctx, eng, label, src, f, mode)
 }
 
+// cachedMode reports whether a cached view can be a view in mode: one of
+// that mode, or the summary a view fell back to, with the reason.
+func cachedMode(res ViewResult, mode ViewMode) bool {
+	if res.Mode == mode {
+		return res.Fallback == ""
+	}
+	return res.Mode == ViewSummary && res.Fallback != ""
+}
+
 // viewSettings is what of f a view depends on.
 func viewSettings(f FileItem, mode ViewMode) string {
 	if mode == ViewMasked {
@@ -158,10 +170,12 @@ func viewSettings(f FileItem, mode ViewMode) string {
 }
 
 // encodeView stores the parts of a view that do not depend on the label
-// or the slices: mode, fence, fallback, truncation and text.
+// or the slices: mode, fallback, truncation and text. The fence is not
+// stored: it is derived again from the mode and the label ([viewFence]),
+// so that no entry, whoever wrote it, decides how its text is shown.
 func encodeView(res ViewResult) []byte {
 	var b []byte
-	for _, s := range []string{string(res.Mode), res.Fence, res.Fallback, res.Truncated, res.Text} {
+	for _, s := range []string{string(res.Mode), res.Fallback, res.Truncated, res.Text} {
 		b = binary.AppendUvarint(b, uint64(len(s)))
 		b = append(b, s...)
 	}
@@ -171,7 +185,7 @@ func encodeView(res ViewResult) []byte {
 var errBadView = errors.New("malformed cached view")
 
 func decodeView(b []byte) (ViewResult, error) {
-	var parts [5]string
+	var parts [4]string
 	for i := range parts {
 		n, k := binary.Uvarint(b)
 		if k <= 0 || n > uint64(len(b)-k) {
@@ -183,7 +197,7 @@ func decodeView(b []byte) (ViewResult, error) {
 	if len(b) != 0 {
 		return ViewResult{}, errBadView
 	}
-	return ViewResult{Mode: ViewMode(parts[0]), Fence: parts[1], Fallback: parts[2], Truncated: parts[3], Text: parts[4]}, nil
+	return ViewResult{Mode: ViewMode(parts[0]), Fallback: parts[1], Truncated: parts[2], Text: parts[3]}, nil
 }
 
 // measure returns the sizes and hash of b, from one pass over it

@@ -50,8 +50,10 @@
 // grammar ([CacheableEngine]; codeview.Engine names the tree-sitter
 // grammar), the estimator, and the build of ctx; a value found under
 // another key is never used. Views that failed, and anything computed
-// with a done context, are not stored. The output is the same, byte for
-// byte, with or without a cache.
+// with a done context, are not stored. A cached view holds no fence: its
+// fence is derived again from its mode and the file's name, and its length
+// from the text, so that no entry decides how its text is shown. The
+// output is the same, byte for byte, with or without a cache.
 //
 // # Paths
 //

@@ -101,12 +101,12 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 	fallback := func(why string) {
 		res.Fallback = why
 		res.Mode = ViewSummary
-		res.Text, res.Fence = eng.Summary(ctx, label, src), ""
+		res.Text = eng.Summary(ctx, label, src)
 	}
 	var err error
 	switch mode {
 	case ViewFull:
-		res.Text, res.Fence = string(src), fenceLang
+		res.Text = string(src)
 	case ViewSummary:
 		res.Text = eng.Summary(ctx, label, src)
 	case ViewNone:
@@ -138,10 +138,7 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 			res.Truncated, err = te.Reason, nil
 		}
 		if err == nil {
-			res.Text, res.Fence = out, fenceLang
-			if mode == ViewOutline {
-				res.Fence = "text"
-			}
+			res.Text = out
 		}
 	case ViewCustom:
 		if len(item.CustomSlices) == 0 {
@@ -152,15 +149,31 @@ func View(ctx context.Context, eng Engine, label string, src []byte, item FileIt
 		for i, r := range res.Slices {
 			parts[i] = renderSlice(r)
 		}
-		res.Text, res.Fence = strings.Join(parts, "\n\n"), fenceLang
+		res.Text = strings.Join(parts, "\n\n")
 	default:
 		err = fmt.Errorf("unknown view mode %q", mode)
 	}
 	if err != nil {
 		res.Err = err
 		res.Text, res.Fence = ViewErrorText(mode, label, err), errorFence
+		return res
 	}
+	res.Fence = viewFence(res.Mode, label)
 	return res
+}
+
+// viewFence is the info string of the fence a view of label in mode is
+// shown in: "" for the views shown as they are (summary, none), "text" for
+// the outline, else the file's [FenceLanguage]. A cached view takes its
+// fence from here, never from the cache.
+func viewFence(mode ViewMode, label string) string {
+	switch mode {
+	case ViewSummary, ViewNone:
+		return ""
+	case ViewOutline:
+		return "text"
+	}
+	return FenceLanguage(label)
 }
 
 // ViewErrorText is the text of a view that failed, as the original writes

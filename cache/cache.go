@@ -13,7 +13,27 @@
 // key, the length of the value, the BLAKE3 of the value, and the value. A
 // read checks all of them: a file that is truncated, longer than it says,
 // corrupted, of another format or of another key (a collision of the name)
-// is a miss, never a value, and the next Put of the key replaces it.
+// is a miss, never a value, and the next Put of the key replaces it. An
+// entry, like the ledger, is read by the bounded reader of ctx, which opens
+// without blocking: a FIFO, device or other special file at its path is a
+// miss at once, never a wait for a writer.
+//
+// # Trust
+//
+// An entry that checks out is used as it is, so the cache uses only what
+// nobody but the user could have written: the directory of the entries
+// ({dir}/v1, which Open checks), every folder of entries ({xx}: a real
+// directory, not a link), every entry and the ledger (checked on the file
+// opened, not on its path) must belong to the user, and neither the group
+// nor others may write them. A folder or entry that fails is left as it
+// is, and is a miss (Stats.Untrusted): its views are computed again, and
+// a ledger that fails is no ledger. Nothing is written into a folder that
+// fails (the write is counted as failed), while an entry that fails, in a
+// folder that passes, is replaced by the next Put. Trim and Size leave out
+// the folders that fail. Removing the cache directory makes it whole
+// again. On systems other than Unix, whose mode bits do not say who may
+// write, folders and entries are only checked to be a directory and a
+// regular file.
 //
 // # Concurrent runs
 //
@@ -45,7 +65,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -56,6 +75,8 @@ import (
 	"time"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
 // DefaultMaxBytes bounds a cache directory unless Open is told otherwise.
@@ -107,19 +128,32 @@ type Dir struct {
 	root     string // {dir}/v1
 	maxBytes int64
 
-	hits, misses, corrupt, puts, failed atomic.Int64
+	hits, misses, corrupt, untrusted, puts, failed atomic.Int64
 	// written counts the bytes written since the last trim
 	written  atomic.Int64
 	trimming atomic.Bool
 
-	mu   sync.Mutex
-	dirs map[string]bool // subdirectories known to exist
+	// uid is the user the folders and entries must belong to.
+	uid int
+	// owner returns the user who owns a file, and false when the system
+	// does not say (fileOwner); a test replaces it, since giving a file to
+	// another user takes root.
+	owner func(fs.FileInfo) (uid int, ok bool)
+
+	mu sync.Mutex
+	// dirs holds the folders of entries checked by this Dir: nil when the
+	// folder may be used, else why not. A folder that is the user's alone
+	// stays so (only the user or root can change that), so the check is
+	// made once.
+	dirs map[string]error
 }
 
 // Stats counts what a Dir did: Hits and Misses of Get, Corrupt entries
-// found (counted among the misses), Puts stored and Failed writes.
+// found and Untrusted folders or entries not used (both counted among the
+// misses; see Trust in the package documentation), Puts stored and Failed
+// writes.
 type Stats struct {
-	Hits, Misses, Corrupt, Puts, Failed int64
+	Hits, Misses, Corrupt, Untrusted, Puts, Failed int64
 }
 
 // Open opens the cache in dir, creating it (mode 0700: the views of one's
@@ -127,7 +161,9 @@ type Stats struct {
 // less) is DefaultMaxBytes.
 // On Unix the directory of the entries must belong to the user: one of
 // another user is an error, and one the group or others may write is made
-// the user's alone, since an entry that checks out is used as it is.
+// the user's alone, since an entry that checks out is used as it is; the
+// folders and entries in it are checked as they are used (see Trust in the
+// package documentation).
 func Open(dir string, maxBytes int64) (*Dir, error) {
 	if dir == "" {
 		return nil, errors.New("cache: no directory")
@@ -142,7 +178,7 @@ func Open(dir string, maxBytes int64) (*Dir, error) {
 	if err := checkOwner(root); err != nil {
 		return nil, fmt.Errorf("cache: %w", err)
 	}
-	return &Dir{root: root, maxBytes: maxBytes, dirs: map[string]bool{}}, nil
+	return &Dir{root: root, maxBytes: maxBytes, uid: os.Geteuid(), owner: fileOwner, dirs: map[string]error{}}, nil
 }
 
 // Path returns the directory of the entries.
@@ -150,7 +186,66 @@ func (d *Dir) Path() string { return d.root }
 
 // Stats returns the counts so far.
 func (d *Dir) Stats() Stats {
-	return Stats{Hits: d.hits.Load(), Misses: d.misses.Load(), Corrupt: d.corrupt.Load(), Puts: d.puts.Load(), Failed: d.failed.Load()}
+	return Stats{Hits: d.hits.Load(), Misses: d.misses.Load(), Corrupt: d.corrupt.Load(), Untrusted: d.untrusted.Load(),
+		Puts: d.puts.Load(), Failed: d.failed.Load()}
+}
+
+// errUntrusted is a folder or entry that someone other than the user may
+// have written.
+var errUntrusted = errors.New("not the user's alone")
+
+// trust returns errUntrusted when info, a folder's or an entry's, belongs
+// to another user or the group or others may write it.
+func (d *Dir) trust(info fs.FileInfo) error {
+	if uid, ok := d.owner(info); ok && uid != d.uid {
+		return errUntrusted
+	}
+	if checkModes && info.Mode().Perm()&0o022 != 0 {
+		return errUntrusted
+	}
+	return nil
+}
+
+// folder returns nil when the folder of entries dir may be used: it is a
+// directory, not a link, and [Dir.trust] passes it; errUntrusted when it
+// may not, and the error of the system when it cannot be found. With
+// create, a missing folder is made first (mode 0700).
+func (d *Dir) folder(dir string, create bool) error {
+	d.mu.Lock()
+	err, known := d.dirs[dir]
+	d.mu.Unlock()
+	if known {
+		return err
+	}
+	if create {
+		err := os.Mkdir(dir, 0o700)
+		if errors.Is(err, fs.ErrNotExist) {
+			// the directory of the entries was removed: made again, and
+			// checked as Open does
+			if err = os.MkdirAll(d.root, 0o700); err == nil {
+				err = checkOwner(d.root)
+			}
+			if err == nil {
+				err = os.Mkdir(dir, 0o700)
+			}
+		}
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err // not remembered: a Put may make it
+	}
+	if !st.IsDir() {
+		err = errUntrusted
+	} else {
+		err = d.trust(st)
+	}
+	d.mu.Lock()
+	d.dirs[dir] = err
+	d.mu.Unlock()
+	return err
 }
 
 // name returns the entry's directory and file name for key.
@@ -165,8 +260,16 @@ func (d *Dir) name(key string) (string, string) {
 func (d *Dir) Get(key string) ([]byte, bool) {
 	dir, name := d.name(key)
 	p := filepath.Join(dir, name)
-	b, mtime, err := readEntry(p)
+	err := d.folder(dir, false)
+	var b []byte
+	var mtime time.Time
+	if err == nil {
+		b, mtime, err = d.readEntry(p)
+	}
 	if err != nil {
+		if errors.Is(err, errUntrusted) {
+			d.untrusted.Add(1)
+		}
 		d.misses.Add(1)
 		return nil, false
 	}
@@ -184,23 +287,21 @@ func (d *Dir) Get(key string) ([]byte, bool) {
 	return v, true
 }
 
-// readEntry reads an entry file and its time, refusing one too large to
-// be one.
-func readEntry(p string) ([]byte, time.Time, error) {
-	f, err := os.Open(p)
+// maxEntry is the largest file that can be an entry.
+const maxEntry = maxValue + maxKey + 256
+
+// readEntry reads an entry file and its time through the bounded reader,
+// which opens without blocking and refuses anything but a regular file (a
+// FIFO at the entry's path would otherwise hang the run) and a file too
+// large to be an entry. The file opened must pass [Dir.trust] (its
+// information is the open descriptor's, so a file swapped after a check
+// of the path cannot pass).
+func (d *Dir) readEntry(p string) ([]byte, time.Time, error) {
+	b, st, err := fileio.Read(p, maxEntry)
 	if err != nil {
 		return nil, time.Time{}, err
 	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, time.Time{}, err
-	}
-	if !st.Mode().IsRegular() || st.Size() > maxValue+maxKey+256 {
-		return nil, time.Time{}, errors.New("not an entry")
-	}
-	b := make([]byte, st.Size())
-	if _, err := io.ReadFull(f, b); err != nil {
+	if err := d.trust(st); err != nil {
 		return nil, time.Time{}, err
 	}
 	return b, st.ModTime(), nil
@@ -242,7 +343,9 @@ func decode(b []byte, key string) ([]byte, bool) {
 }
 
 // Put stores value under key. A value or key too large is not stored;
-// a failure to write is counted (Stats.Failed), not returned.
+// a failure to write is counted (Stats.Failed), not returned, and so is a
+// value of a folder that may not be used (see Trust in the package
+// documentation), which is left as it is.
 func (d *Dir) Put(key string, value []byte) {
 	if len(value) > maxValue || len(key) > maxKey {
 		return
@@ -256,18 +359,21 @@ func (d *Dir) Put(key string, value []byte) {
 }
 
 func (d *Dir) put(dir, name string, entry []byte) error {
-	d.mu.Lock()
-	known := d.dirs[dir]
-	d.mu.Unlock()
-	if !known {
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			return err
-		}
-		d.mu.Lock()
-		d.dirs[dir] = true
-		d.mu.Unlock()
+	if err := d.folder(dir, true); err != nil {
+		return err
 	}
 	f, err := os.CreateTemp(dir, ".tmp-*")
+	if errors.Is(err, fs.ErrNotExist) {
+		// the cache was removed while the Dir was open (a long-lived
+		// server): its folder is checked and made again
+		d.mu.Lock()
+		delete(d.dirs, dir)
+		d.mu.Unlock()
+		if err := d.folder(dir, true); err != nil {
+			return err
+		}
+		f, err = os.CreateTemp(dir, ".tmp-*")
+	}
 	if err != nil {
 		return err
 	}
@@ -322,8 +428,8 @@ const (
 // readLedger returns the size and the time of the last trim in the
 // ledger; false when there is none or it cannot be read.
 func (d *Dir) readLedger() (size int64, trimmed time.Time, ok bool) {
-	b, err := os.ReadFile(filepath.Join(d.root, ledgerName))
-	if err != nil || len(b) > 64 {
+	b, st, err := fileio.Read(filepath.Join(d.root, ledgerName), 64)
+	if err != nil || d.trust(st) != nil {
 		return 0, time.Time{}, false
 	}
 	var nanos int64
@@ -367,36 +473,22 @@ type entry struct {
 // Trim removes the least recently used entries until the cache takes at
 // most 90% of its bound (nothing when it is within the bound), and the
 // temporary files older than an hour; it writes the size it leaves to the
-// ledger that Close goes by.
+// ledger that Close goes by. The folders that may not be used (see Trust
+// in the package documentation) are left as they are and not counted.
 func (d *Dir) Trim() error {
 	d.written.Store(0)
 	var ents []entry
 	var total int64
 	now := time.Now()
-	ledger := filepath.Join(d.root, ledgerName)
-	err := filepath.WalkDir(d.root, func(p string, de fs.DirEntry, err error) error {
-		if err != nil {
-			if p == d.root {
-				return err
-			}
-			return nil // a directory removed meanwhile
-		}
-		if de.IsDir() || p == ledger {
-			return nil
-		}
-		info, err := de.Info()
-		if err != nil {
-			return nil
-		}
-		if strings.HasPrefix(de.Name(), ".tmp-") {
+	err := d.walk(func(p string, info fs.FileInfo) {
+		if strings.HasPrefix(info.Name(), ".tmp-") {
 			if now.Sub(info.ModTime()) > tempAge {
 				os.Remove(p)
 			}
-			return nil
+			return
 		}
 		ents = append(ents, entry{p, info.Size(), info.ModTime()})
 		total += info.Size()
-		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("cache: %w", err)
@@ -416,17 +508,38 @@ func (d *Dir) Trim() error {
 	return d.writeLedger(total, now)
 }
 
-// Size returns the bytes the entries take.
+// Size returns the bytes the entries take (in the folders that may be
+// used).
 func (d *Dir) Size() (int64, error) {
 	var total int64
-	err := filepath.WalkDir(d.root, func(p string, de fs.DirEntry, err error) error {
-		if err != nil || de.IsDir() || strings.HasPrefix(de.Name(), ".tmp-") || p == filepath.Join(d.root, ledgerName) {
+	err := d.walk(func(p string, info fs.FileInfo) {
+		if !strings.HasPrefix(info.Name(), ".tmp-") {
+			total += info.Size()
+		}
+	})
+	return total, err
+}
+
+// walk calls fn with every file of the cache but the ledger (the entries
+// and temporary files), as it is (a link is not followed), in the folders
+// that may be used.
+func (d *Dir) walk(fn func(p string, info fs.FileInfo)) error {
+	ledger := filepath.Join(d.root, ledgerName)
+	return filepath.WalkDir(d.root, func(p string, de fs.DirEntry, err error) error {
+		switch {
+		case err != nil && p == d.root:
+			return err
+		case err != nil || p == ledger || p == d.root:
+			return nil // a folder or file removed meanwhile
+		case de.IsDir():
+			if d.folder(p, false) != nil {
+				return fs.SkipDir
+			}
 			return nil
 		}
 		if info, err := de.Info(); err == nil {
-			total += info.Size()
+			fn(p, info)
 		}
 		return nil
 	})
-	return total, err
 }

@@ -35,5 +35,5 @@ func Example() {
 	// Output:
 	// def main(): ... true
 	// false
-	// {Hits:1 Misses:2 Corrupt:0 Puts:1 Failed:0}
+	// {Hits:1 Misses:2 Corrupt:0 Untrusted:0 Puts:1 Failed:0}
 }

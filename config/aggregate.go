@@ -126,7 +126,10 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 		}
 	}
 	if c.Secrets.Redact != nil && *c.Secrets.Redact {
-		o.Redact = c.Secrets.scanner
+		// redaction never applies the repository's allowlist
+		if sc, err := c.RedactScanner(); err == nil {
+			o.Redact = sc
+		}
 	}
 	o.Beads = c.BeadsOptions(dir, home)
 	return o

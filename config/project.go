@@ -207,8 +207,9 @@ func (p *Project) ManifestOptions() manifest.Options {
 	o.Beads = p.Config.BeadsOptions(p.Dir, p.Home)
 	o.History = p.HistoryOptions()
 	o.AllowOutside = p.AllowOutside()
-	if sc, err := c.Scanner(); err == nil {
-		// the scanner of --redact: its rules compile only when it scans
+	if sc, err := c.RedactScanner(); err == nil {
+		// the scanner of --redact, without the repository's allowlist: its
+		// rules compile only when it scans
 		o.Scanner = sc
 	}
 	if c.Secrets.Redact != nil {

@@ -126,8 +126,17 @@ func (c *Config) SecretsOptions() secrets.Options {
 	return secrets.Options{Allow: append([]secrets.Allow(nil), c.Secrets.Allow...)}
 }
 
-// Scanner returns the secret scanner of the file: the default rules and
-// its allowlist.
+// RedactScanner returns the scanner that redacts (--redact, redact =
+// true, the MCP tools): the default rules and no allowlist. A
+// repository's [[secrets.allow]] may silence findings in its own files
+// (see [Config.Scanner]), never the redaction of what the user asked to
+// redact: a cloned repository must not be able to switch --redact off.
+func (c *Config) RedactScanner() (secrets.Scanner, error) { return gitleaks.Default() }
+
+// Scanner returns the secret scanner of the file's findings: the default
+// rules and its allowlist, which applies to the project's own files and
+// texts only (the scanner never allows a finding in a file outside the
+// project, named by an absolute path). Redaction uses [Config.RedactScanner].
 func (c *Config) Scanner() (secrets.Scanner, error) {
 	if c.Secrets.scanner != nil {
 		return c.Secrets.scanner, nil

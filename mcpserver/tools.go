@@ -247,7 +247,7 @@ func (s *server) render(ctx context.Context, _ *mcp.CallToolRequest, in renderIn
 		// a stored manifest is redacted as it is rendered, as ctx render
 		// --manifest does
 		if in.Redact || (p.Config.Secrets.Redact != nil && *p.Config.Secrets.Redact) {
-			sc, err := p.Config.Scanner()
+			sc, err := p.Config.RedactScanner()
 			if err != nil {
 				return nil, err
 			}

@@ -283,7 +283,7 @@ func (e *env) aggregate(c *cli.Context) error {
 	if c.IsSet("redact") {
 		o.Redact = nil
 		if c.Bool("redact") {
-			if o.Redact, err = scanner(c); err != nil {
+			if o.Redact, err = redactScanner(c); err != nil {
 				return err
 			}
 		}

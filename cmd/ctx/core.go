@@ -302,7 +302,7 @@ func (e *env) renderStored(c *cli.Context, m *manifest.Manifest) error {
 		}
 		return e.secretWarnings(c, m)
 	}
-	sc, err := p.Config.Scanner()
+	sc, err := p.Config.RedactScanner()
 	if err != nil {
 		return err
 	}

@@ -174,7 +174,7 @@ func (e *env) observe(c *cli.Context) error {
 	}
 	rec.Comparison = observe.Compare(chain, rec.Turn())
 	if c.Bool("redact") {
-		sc, err := p.Config.Scanner()
+		sc, err := p.Config.RedactScanner()
 		if err != nil {
 			return err
 		}

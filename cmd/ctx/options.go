@@ -99,14 +99,14 @@ func configWarnings(c *cli.Context, warnings []string) {
 	}
 }
 
-// scanner is the secret scanner of the project's configuration (its
-// [[secrets.allow]] entries).
-func scanner(c *cli.Context) (secrets.Scanner, error) {
+// redactScanner is the scanner that redacts: the default rules, never the
+// repository's allowlist (config.Config.RedactScanner).
+func redactScanner(c *cli.Context) (secrets.Scanner, error) {
 	p, err := loadProject(c)
 	if err != nil {
 		return nil, err
 	}
-	return p.Config.Scanner()
+	return p.Config.RedactScanner()
 }
 
 // manifestOptions loads the project and maps the flags of c onto its

@@ -20,6 +20,7 @@ package gitleaks
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"sort"
@@ -245,6 +246,10 @@ func (s *Scanner) Redact(ctx context.Context, name, text string) (string, []Find
 }
 
 func (s *Scanner) allowed(f Finding, name, secret string) bool {
+	if outside(name) {
+		// the allowlist is the project's, for its own files
+		return false
+	}
 	for _, a := range s.allow {
 		if len(a.rules) > 0 && !slices.Contains(a.rules, f.Rule) {
 			continue
@@ -261,6 +266,15 @@ func (s *Scanner) allowed(f Finding, name, secret string) bool {
 		return true
 	}
 	return false
+}
+
+// outside reports whether name is not a project's own: an absolute path
+// (a file outside the project, as manifests name it), a path above the
+// project, or one under the home directory written with ~.
+func outside(name string) bool {
+	n := filepath.ToSlash(name)
+	return filepath.IsAbs(name) || strings.HasPrefix(n, "/") || n == ".." || strings.HasPrefix(n, "../") ||
+		strings.HasPrefix(n, "~")
 }
 
 // lineStarts returns the byte offset of every line of text: 0, then one

@@ -180,6 +180,12 @@ func TestAllowlist(t *testing.T) {
 		{"a rule elsewhere", Allow{Rules: []string{"jwt"}, Paths: []string{"*.txt"}}, "docs/deploy.md", all},
 		{"a regex of the secret", Allow{Regexes: []string{"^AKIA"}}, "docs/deploy.md", all - 1},
 		{"a regex that matches nothing", Allow{Regexes: []string{"^nothing$"}}, "docs/deploy.md", all},
+		{"a source id", Allow{Paths: []string{"**"}}, "project_agents", 0},
+		// the allowlist is the project's: never for a file outside it
+		{"every path, a file outside", Allow{Paths: []string{"**"}}, "/home/u/.aws/credentials", all},
+		{"every rule, a file outside", Allow{Rules: []string{"jwt"}}, "/etc/app.conf", all},
+		{"every path, above the project", Allow{Paths: []string{"**"}}, "../other/deploy.md", all},
+		{"every path, under ~", Allow{Paths: []string{"**"}}, "~/.aws/credentials", all},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/mdtext"
 	"github.com/ctxaudit/ctx/measure"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // IsHistoryFile reports whether name is a chat history file
@@ -55,8 +56,11 @@ type resolver struct {
 	// (output_dir = "."): walks enter them, leaving out only the numbered
 	// outputs directly in them (OutputName), whose pattern this is
 	outputs map[string]*regexp.Regexp
-	log     ignoredLog      // what the default patterns left out
-	only    map[string]bool // when set, keep only these files (see [Changes])
+	log     ignoredLog // what the default patterns left out
+	// redact, when not nil (Options.Redact), redacts labels: a file named
+	// after a credential is shown and recorded under the redacted name
+	redact secrets.Scanner
+	only   map[string]bool // when set, keep only these files (see [Changes])
 	// resolved holds the host paths that the entries resolved to
 	resolved map[string]int
 	// strict makes a path that does not exist an error of the run
@@ -68,7 +72,7 @@ type resolver struct {
 // repository rules ign.
 func newResolver(o Options, base string, ign Ignorer) *resolver {
 	r := &resolver{base: base, ign: ign, skip: map[string]string{}, history: map[string]bool{},
-		outputs: map[string]*regexp.Regexp{}, rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns)}
+		outputs: map[string]*regexp.Regexp{}, rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns), redact: o.Redact}
 	for d := range o.skipSet() {
 		if rel, err := filepath.Rel(d, base); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			// the output directory holds the base directory: skipping it
@@ -163,9 +167,20 @@ func (r *resolver) skipDir(abs string) (string, bool) {
 func (r *resolver) label(abs string) string {
 	rel, err := filepath.Rel(r.base, abs)
 	if err != nil {
-		return filepath.Base(abs)
+		return r.redacted(filepath.Base(abs))
 	}
-	return filepath.ToSlash(rel)
+	return r.redacted(filepath.ToSlash(rel))
+}
+
+// redacted is label with its credentials replaced, when the run redacts.
+func (r *resolver) redacted(label string) string {
+	if r.redact == nil {
+		return label
+	}
+	if red, found, err := r.redact.Redact(context.Background(), "", label); err == nil && len(found) > 0 {
+		return red
+	}
+	return label
 }
 
 func (r *resolver) abs(p string) string {
@@ -239,7 +254,7 @@ func (r *resolver) resolveAll(ctx context.Context, entries []FileItem) ([]target
 func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 	entry := e.Path
 	errT := func(label, msg string) []target {
-		return []target{{file: e, label: label, err: msg}}
+		return []target{{file: e, label: r.redacted(label), err: r.redacted(msg)}}
 	}
 	if strings.TrimSpace(entry) == "" {
 		return errT(entry, "empty path"), nil

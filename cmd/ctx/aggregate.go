@@ -362,8 +362,10 @@ type progress struct {
 
 func (e *env) progress(desc string) *progress {
 	p := &progress{w: e.stderr, desc: desc, start: time.Now()}
-	if f, ok := e.stderr.(*os.File); ok {
-		p.tty = term.IsTerminal(int(f.Fd()))
+	if f, ok := fileOf(e.stderr); ok {
+		// the bar writes to the terminal itself, not through the
+		// line filter: it redraws one line
+		p.w, p.tty = f, term.IsTerminal(int(f.Fd()))
 	}
 	return p
 }

@@ -16,6 +16,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/goroutine"
+	"github.com/ctxaudit/ctx/secrets"
 	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
 
@@ -136,7 +137,47 @@ func runCommands(ctx context.Context, cmds func(*env) []*cli.Command, args []str
 			code = internalError(stderr, p, debug.Stack())
 		}
 	}()
+	// nothing ctx says on stderr (a warning naming a file, an error quoting
+	// a value) carries a credential: each line is redacted
+	if sc, err := gitleaks.Default(); err == nil {
+		lw := secrets.NewLineWriter(context.WithoutCancel(ctx), stderr, sc)
+		defer lw.Flush()
+		stderr = lw
+	}
 	return runApp(ctx, cmds, args, stdin, writer{ctx, stdout, new(atomic.Int64)}, stderr)
+}
+
+// reports are the commands whose output is a report for people and CI
+// logs, never the context itself: every line of it is redacted, so that a
+// file or source named after a credential is not printed (the commands
+// that print the context redact with --redact).
+var reports = map[string]bool{"discover": true, "audit": true, "verify": true, "diff": true, "stats": true}
+
+// redactReport makes a's stdout redact each line for the commands of
+// reports.
+func redactReport(e *env, c *cli.Command) {
+	if !reports[c.Name] || c.Action == nil {
+		return
+	}
+	action := c.Action
+	c.Action = func(cc *cli.Context) error {
+		sc, err := gitleaks.Default()
+		if err != nil {
+			return err
+		}
+		w, ok := e.stdout.(writer)
+		if !ok {
+			return action(cc)
+		}
+		lw := secrets.NewLineWriter(context.WithoutCancel(w.ctx), w.w, sc)
+		e.stdout = writer{w.ctx, lw, w.n}
+		defer func() { e.stdout = w }()
+		err = action(cc)
+		if ferr := lw.Flush(); err == nil && ferr != nil {
+			err = &systemError{fmt.Errorf("cannot write the output: %w", ferr)}
+		}
+		return err
+	}
 }
 
 // internalError reports a panic with its stack (the worker's, for a panic
@@ -191,6 +232,7 @@ func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, 
 			if len(c.Subcommands) > 0 && c.Action == nil {
 				c.Action = groupAction
 			}
+			redactReport(e, c)
 			if len(c.Subcommands) == 0 {
 				// no "help" subcommand: an argument named help is an argument
 				// (--help still prints the help)
@@ -253,15 +295,29 @@ func withoutSecrets(msg string) string {
 	return red
 }
 
+// fileOf returns the file under w's filters (the interrupt check, the
+// redaction of lines), if it writes to one.
+func fileOf(w io.Writer) (*os.File, bool) {
+	for {
+		switch ww := w.(type) {
+		case *os.File:
+			return ww, true
+		case writer:
+			w = ww.w
+		case interface{ Unwrap() io.Writer }:
+			w = ww.Unwrap()
+		default:
+			return nil, false
+		}
+	}
+}
+
 // terminalWidth is the width the output to w fits when w is the process's
 // own output: $COLUMNS when it is a positive number (as POSIX has it, it
 // overrides the terminal's size: COLUMNS=80 ctx audit | less), else the
 // width of the terminal; 0 (the library's default) otherwise.
 func terminalWidth(w io.Writer) int {
-	if ww, ok := w.(writer); ok {
-		w = ww.w
-	}
-	f, ok := w.(*os.File)
+	f, ok := fileOf(w)
 	if !ok {
 		return 0
 	}

@@ -1,11 +1,14 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/ctxaudit/ctx/secrets"
+	"github.com/ctxaudit/ctx/secrets/gitleaks"
 
 	"github.com/urfave/cli/v2"
 
@@ -14,6 +17,7 @@ import (
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/atomicfile"
+	"github.com/ctxaudit/ctx/internal/scrub"
 	"github.com/ctxaudit/ctx/internal/version"
 	"github.com/ctxaudit/ctx/manifest"
 	"github.com/ctxaudit/ctx/profile"
@@ -134,6 +138,12 @@ func (e *env) discover(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := scrubNames(c.Context, res); err != nil {
+		return err
+	}
+	if err := scrubNames(c.Context, chain); err != nil {
+		return err
+	}
 	width := terminalWidth(e.stdout)
 	if err := discover.WriteTable(e.stdout, res, p.Home, width); err != nil {
 		return err
@@ -193,8 +203,22 @@ func build(c *cli.Context, adjust ...func(*manifest.Options)) (*config.Project, 
 	return p, m, nil
 }
 
-// output writes data to stdout, or atomically to the -o file.
+// output writes data to stdout, or atomically to the -o file. When the
+// run redacts, data is redacted as a whole first: the contents were
+// redacted as they were read, and this catches every other string (a file
+// or source named after a credential, in a heading, a path or an id).
 func (e *env) output(c *cli.Context, data []byte) error {
+	if redactingRun(c) {
+		sc, err := gitleaks.Default()
+		if err != nil {
+			return err
+		}
+		text, _, err := sc.Redact(c.Context, "", string(data))
+		if err != nil {
+			return err
+		}
+		data = []byte(text)
+	}
 	if o := c.String("output"); o != "" {
 		return atomicfile.WriteFile(c.Context, o, data, 0o644)
 	}
@@ -277,6 +301,52 @@ func (e *env) secretWarnings(c *cli.Context, m *manifest.Manifest) error {
 	}
 	e.warnings(audit.SecretWarnings(found))
 	return nil
+}
+
+// maxScrubbed bounds the strings scrubNames redacts: names, ids, paths
+// and messages, not the texts a report carries.
+const maxScrubbed = 4 << 10
+
+// scrubNames redacts the credentials in every short string of v (a
+// report about to be written): the same name is redacted the same way
+// wherever it appears, before a table can wrap it across lines, where the
+// line filter of reports could no longer see it whole.
+func scrubNames(ctx context.Context, v any) error {
+	sc, err := gitleaks.Default()
+	if err != nil {
+		return err
+	}
+	done := map[string]string{}
+	scrub.Strings(v, func(s string) string {
+		if len(s) > maxScrubbed || err != nil {
+			return s
+		}
+		if r, ok := done[s]; ok {
+			return r
+		}
+		var r string
+		if r, _, err = sc.Redact(ctx, "", s); err != nil {
+			return s
+		}
+		done[s] = r
+		return r
+	})
+	return err
+}
+
+// redactingRun reports whether the command of c redacts: --redact, else
+// redact in [secrets] of the project's ctx.toml, for a command that takes
+// --redact.
+func redactingRun(c *cli.Context) bool {
+	if c.IsSet("redact") {
+		return c.Bool("redact")
+	}
+	if !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "redact") }) ||
+		!slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "project-dir") }) {
+		return false
+	}
+	p, err := loadProject(c)
+	return err == nil && redacting(c, p)
 }
 
 // redacting reports whether c redacts: --redact, else redact in
@@ -382,6 +452,11 @@ func (e *env) audit(c *cli.Context) error {
 			fmt.Fprintf(e.stderr, "ctx: warning: %s\n", w)
 		}
 	}
+	// a file or source named after a credential is shown redacted, in
+	// every row and message alike (the findings are already made)
+	if err := scrubNames(c.Context, rep); err != nil {
+		return err
+	}
 	o := audit.WriteOptions{Home: p.Home, Wide: c.Bool("wide"), Details: c.Bool("details"), Width: terminalWidth(e.stdout)}
 	if p.Config != nil {
 		o.Config = p.Config.File
@@ -415,6 +490,9 @@ func (e *env) auditAgents(c *cli.Context, format audit.Format) error {
 	}
 	mx, err := audit.Agents(c.Context, o)
 	if err != nil {
+		return err
+	}
+	if err := scrubNames(c.Context, mx); err != nil {
 		return err
 	}
 	return audit.WriteMatrix(e.stdout, mx, format, audit.WriteOptions{Home: p.Home, Width: terminalWidth(e.stdout), Details: c.Bool("details")})

@@ -32,7 +32,8 @@ func reportCommands(e *env) []*cli.Command {
 			&cli.StringFlag{Name: "manifest", Usage: "report on a stored manifest `FILE` instead of building one"},
 			&cli.StringFlag{Name: "observed", Usage: "add what the agent really sent, from an observation `FILE` of ctx observe -o"},
 			&cli.StringFlag{Name: "layer-tokens", Usage: "`N` tokens above which a source is oversized (or inf)"},
-			&cli.StringFlag{Name: "total-tokens", Usage: "`N` tokens above which the total is oversized (or inf)"}),
+			&cli.StringFlag{Name: "total-tokens", Usage: "`N` tokens above which the total is oversized (or inf)"},
+			&cli.BoolFlag{Name: "redact", Usage: "replace each credential, in the texts and the names the page shows, with [REDACTED:rule] (default: redact in [secrets] of ctx.toml)"}),
 		Action: func(c *cli.Context) error { return e.report(c) },
 	}}
 }

@@ -87,6 +87,9 @@ func (e *env) stats(c *cli.Context) error {
 		return err
 	}
 	e.warnings(rep.Warnings())
+	if err := scrubNames(c.Context, rep); err != nil {
+		return err
+	}
 	if err := stats.Write(e.stdout, rep, wo); err != nil || quiet {
 		return err
 	}

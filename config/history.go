@@ -317,11 +317,12 @@ func (d *History) HistoryOptions() history.Options {
 			*sw.Field(&o) = **sw.Value
 		}
 	}
+	// 0 turns a bound off
 	if d.MaxErrorResultChars != nil {
-		o.MaxErrorResultChars = *d.MaxErrorResultChars
+		o.MaxErrorResultChars = measure.MaxOf(d.MaxErrorResultChars).ZeroIsNone()
 	}
 	if d.MaxInlineBytes != nil {
-		o.MaxInlineBytes = *d.MaxInlineBytes
+		o.MaxInlineBytes = measure.MaxOf(d.MaxInlineBytes).ZeroIsNone()
 	}
 	o.ToolCleanupMode = d.ToolCleanup
 	if d.ContextWindow != nil {

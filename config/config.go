@@ -414,8 +414,8 @@ func decodeBudget(bt table, name string) (Budget, error) {
 }
 
 // What a limit of ctx.toml must be, in the errors of [limit]: a
-// nonnegative whole number, or a token budget of [files] and
-// [discussion], where no tokens would leave nothing.
+// nonnegative whole number, or a token budget of [files] and [history],
+// where no tokens would leave nothing.
 const (
 	wantLimit  = "a nonnegative whole number or inf"
 	wantTokens = "a number of tokens (1 or more), or inf (or leave it out) for no limit"

@@ -327,23 +327,6 @@ func decodeFiles(t table) (*Files, error) {
 	return f, nil
 }
 
-// tokenLimit reads a token budget of [discussion] through [limit], as an
-// optional int (nil is no limit): a whole number of tokens, 1 or more, up
-// to 2^31-1, or inf. 0 is refused: a budget of no tokens would leave
-// nothing.
-func tokenLimit(t table, key string) (*int, error) {
-	l, _, err := limit(t, key, 1, wantTokens)
-	n, set := l.Value()
-	if err != nil || !set {
-		return nil, err
-	}
-	if n > 1<<31-1 {
-		return nil, t.Errorf(key, "must be %s, not %d", wantTokens, n)
-	}
-	i := int(n)
-	return &i, nil
-}
-
 // optPath reads an optional non-blank string.
 func optPath(t table, key string) (*string, error) {
 	s, ok, err := t.String(key)

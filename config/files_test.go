@@ -220,7 +220,7 @@ func TestTokenBudgetInf(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if c.Aggregate.Files.MaxTokens.IsSet() || c.Aggregate.Files.MaxFileTokens.IsSet() || c.History.MaxTokens != nil {
+		if c.Aggregate.Files.MaxTokens.IsSet() || c.Aggregate.Files.MaxFileTokens.IsSet() || c.History.MaxTokens.IsSet() {
 			t.Errorf("%q: %+v %+v", src, c.Aggregate.Files, c.History)
 		}
 		if o := c.AggregateOptions("/p", "/h"); o.MaxTokens.IsSet() || o.MaxFileTokens.IsSet() {

@@ -10,8 +10,8 @@ import (
 
 // History is the [history] table: the chat history that ctx render
 // appends last, built as `ctx history` builds it. Every key but history is
-// optional; nil pointers and empty strings are absent keys, which keep the
-// command's defaults.
+// optional; nil pointers, empty strings and the zero Limit are absent keys,
+// which keep the command's defaults.
 //
 // The keys mirror the flags of ctx history, with underscores for dashes
 // (max_messages is --max-messages), so that [History.Check] can name
@@ -33,8 +33,13 @@ type History struct {
 	// directory. Required.
 	History string
 
-	MaxMessages *int
-	MaxTokens   *int
+	// MaxMessages is max_messages, the original's message limit: the zero
+	// Limit (the key left out, or inf) is none, Max(0) keeps only the
+	// current input.
+	MaxMessages measure.Limit
+	// MaxTokens is max_tokens, the token budget of the messages kept: 1
+	// or more in the file, the zero Limit (left out, or inf) for none.
+	MaxTokens measure.Limit
 	// ToolCleanup is none, stub-old-results or auto; "" when absent
 	// (none).
 	ToolCleanup   history.ToolCleanupMode
@@ -62,8 +67,12 @@ type History struct {
 	EscapeEnvelope         *bool
 	FileSizeInBytes        *bool
 	MarkMissingAttachments *bool
-	MaxErrorResultChars    *int
-	MaxInlineBytes         *int
+	// MaxErrorResultChars and MaxInlineBytes are max_error_result_chars
+	// and max_inline_bytes: nil keeps the default (none, or the fixes'
+	// bound with fixes), the zero Limit turns the bound off (0 or inf in
+	// the file), Max(n) bounds at n.
+	MaxErrorResultChars *measure.Limit
+	MaxInlineBytes      *measure.Limit
 }
 
 // toolCleanupModes are the valid values of tool_cleanup.
@@ -104,7 +113,8 @@ func HistoryBoolKeys() []string {
 	return keys
 }
 
-// ints returns the keys and pointers of the whole-number options.
+// ints returns the keys and pointers of the whole-number options that
+// are not limits.
 func (d *History) ints() []struct {
 	key string
 	dst **int
@@ -112,10 +122,21 @@ func (d *History) ints() []struct {
 	return []struct {
 		key string
 		dst **int
+	}{{"context_window", &d.ContextWindow}, {"keep_tool_rounds", &d.KeepToolRounds}}
+}
+
+// limits returns the keys and values of the limits, nil for the absent
+// optional ones.
+func (d *History) limits() []struct {
+	key string
+	l   *measure.Limit
+} {
+	return []struct {
+		key string
+		l   *measure.Limit
 	}{
-		{"max_messages", &d.MaxMessages}, {"max_tokens", &d.MaxTokens}, {"context_window", &d.ContextWindow},
-		{"keep_tool_rounds", &d.KeepToolRounds}, {"max_error_result_chars", &d.MaxErrorResultChars},
-		{"max_inline_bytes", &d.MaxInlineBytes},
+		{"max_messages", &d.MaxMessages}, {"max_tokens", &d.MaxTokens},
+		{"max_error_result_chars", d.MaxErrorResultChars}, {"max_inline_bytes", d.MaxInlineBytes},
 	}
 }
 
@@ -128,6 +149,11 @@ func (d *History) ints() []struct {
 func (d *History) Check() (key, msg string) {
 	if d.ToolCleanup != "" && !oneOf(string(d.ToolCleanup), toolCleanupModes()) {
 		return "tool_cleanup", fmt.Sprintf("must be none, stub-old-results or auto, not %q", d.ToolCleanup)
+	}
+	for _, kv := range d.limits() {
+		if kv.l != nil && kv.l.Negative() {
+			return kv.key, fmt.Sprintf("must not be negative, not %s", kv.l)
+		}
 	}
 	for _, kv := range d.ints() {
 		if *kv.dst != nil && **kv.dst < 0 {
@@ -218,14 +244,28 @@ func decodeHistory(t table, c *Config) error {
 	d.History = h
 	d.HistoryLine = dt.doc.Line(dt.Field("history"))
 	d.AttachmentsLine = dt.doc.Line(dt.Field("attachments"))
-	for _, kv := range d.ints() {
-		if kv.key == "max_tokens" {
-			// a token budget, as in [files]: 1 or more, or inf
-			if d.MaxTokens, err = tokenLimit(dt, kv.key); err != nil {
-				return err
-			}
-			continue
+	if d.MaxMessages, _, err = limit(dt, "max_messages", 0, wantLimit); err != nil {
+		return err
+	}
+	// a token budget, as in [files]: 1 or more, or inf
+	if d.MaxTokens, _, err = limit(dt, "max_tokens", 1, wantTokens); err != nil {
+		return err
+	}
+	for _, kv := range []struct {
+		key string
+		dst **measure.Limit
+	}{{"max_error_result_chars", &d.MaxErrorResultChars}, {"max_inline_bytes", &d.MaxInlineBytes}} {
+		l, ok, err := limit(dt, kv.key, 0, wantLimit)
+		if err != nil {
+			return err
 		}
+		if ok {
+			// 0 has always turned the bound off, as inf does
+			l = l.ZeroIsNone()
+			*kv.dst = &l
+		}
+	}
+	for _, kv := range d.ints() {
 		n, ok, err := dt.Int(kv.key)
 		if err != nil {
 			return err
@@ -291,7 +331,7 @@ func decodeHistory(t table, c *Config) error {
 }
 
 // HistoryOptions turns the [history] options (or the flags of ctx
-// messages, which share these keys) into history.Options, without a
+// history, which share these keys) into history.Options, without a
 // resolver and compaction points, which come from the files: every fix with
 // fixes, then each fix key that is set, the limits, and the cleanup mode
 // with its pressure options.
@@ -300,12 +340,7 @@ func (d *History) HistoryOptions() history.Options {
 	if d.Fixes {
 		o = o.WithFixes()
 	}
-	o.MaxContextMessageCount = measure.MaxOf(d.MaxMessages)
-	if d.MaxTokens != nil && *d.MaxTokens > 0 {
-		// the flag --max-tokens 0 is no budget, as in every command (the
-		// configuration refuses 0)
-		o.MaxContextTokens = measure.MaxOf(d.MaxTokens)
-	}
+	o.MaxContextMessageCount, o.MaxContextTokens = d.MaxMessages, d.MaxTokens
 	if d.KeepToolRounds != nil {
 		o.KeepToolCallRounds = history.Rounds(*d.KeepToolRounds)
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/ctxaudit/ctx/history"
+	"github.com/ctxaudit/ctx/measure"
 )
 
 func TestDecodeHistory(t *testing.T) {
@@ -38,11 +39,12 @@ max_inline_bytes = 4096
 	if d == nil {
 		t.Fatal("no history")
 	}
-	got := fmt.Sprintf("%d %s %d %d %s %d %v %d %v %s %v %v %v %v %v %v %d %d", d.Line, d.History, *d.MaxMessages,
-		*d.MaxTokens, d.ToolCleanup, *d.ContextWindow, *d.Threshold, *d.KeepToolRounds, d.Preserve,
+	got := fmt.Sprintf("%d %s %s %s %s %d %v %d %v %s %v %v %v %v %v %v %s %s", d.Line, d.History, d.MaxMessages,
+		d.MaxTokens, d.ToolCleanup, *d.ContextWindow, *d.Threshold, *d.KeepToolRounds, d.Preserve,
 		*d.Attachments, d.Sandbox, d.ToolUseForFiles, d.Fixes, *d.EscapeEnvelope, *d.PinSummary,
 		d.CutAtRoundBoundary == nil, *d.MaxErrorResultChars, *d.MaxInlineBytes)
-	want := "3 chat/history.json 40 9000 auto 32000 0.5 1 [m7 m9] chat/files true true true false true true 0 4096"
+	// max_error_result_chars = 0 turns the bound off: inf, not the fixes' 2000
+	want := "3 chat/history.json 40 9000 auto 32000 0.5 1 [m7 m9] chat/files true true true false true true inf 4096"
 	if got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
@@ -54,7 +56,7 @@ func TestDecodeHistoryMinimal(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := c.History
-	if d.History != "h.json" || d.MaxMessages != nil || d.ToolCleanup != "" || d.Threshold != nil ||
+	if d.History != "h.json" || d.MaxMessages.IsSet() || d.MaxTokens.IsSet() || d.MaxErrorResultChars != nil || d.MaxInlineBytes != nil || d.ToolCleanup != "" || d.Threshold != nil ||
 		d.Preserve != nil || d.Attachments != nil || d.Sandbox || d.Fixes || d.PinSummary != nil {
 		t.Errorf("defaults: %+v", d)
 	}
@@ -77,7 +79,7 @@ func TestDecodeHistoryOldName(t *testing.T) {
 		{"old name", "agent = \"x\"\n\n[discussion]\nhistory = \"h.json\"\n", "discussion", "ctx.toml:3: [discussion] is now [history]", "", 4},
 		{"both", "[history]\nhistory = \"a.json\"\n\n[discussion]\nhistory = \"b.json\"\n", "", "", "ctx.toml:4: [discussion] and [history] are the same table; keep [history]", 0},
 		{"both, old first", "[discussion]\nhistory = \"b.json\"\n[history]\nhistory = \"a.json\"\n", "", "", "ctx.toml:1: [discussion] and [history] are the same table; keep [history]", 0},
-		{"old name, bad key", "[discussion]\nhistory = \"h\"\nmax_messages = -1\n", "", "", "ctx.toml:3: discussion.max_messages: must not be negative, not -1", 0},
+		{"old name, bad key", "[discussion]\nhistory = \"h\"\nmax_messages = -1\n", "", "", "ctx.toml:3: discussion.max_messages: must be a nonnegative whole number or inf, not -1", 0},
 		{"old name, not a table", "discussion = 1\n", "", "", "ctx.toml:1: discussion: must be a table, not an integer", 0},
 		{"unknown key lists the new name only", "discusion = 1\n", "", "", "ctx.toml:1: discusion: unknown key (allowed: agent, profile, workspace_dir, shared_path, native_paths, discover, estimator, sources, budgets, audit, files, screenshots, output, presets, history, relative_paths, secrets, execution_mode, beads_path)", 0},
 	} {
@@ -114,11 +116,9 @@ func TestDecodeHistoryErrors(t *testing.T) {
 		{"[history]\nhistory = \"\"", "ctx.toml:2: history.history: must not be empty"},
 		{"[history]\nhistory = 1", "ctx.toml:2: history.history: must be a string, not an integer"},
 		{"[history]\nhistory = \"h\"\nfile = \"x\"", "ctx.toml:3: history.file: unknown key (allowed: history, max_messages, max_tokens, tool_cleanup, context_window, threshold, keep_tool_rounds, preserve, attachments, sandbox, tool_use_for_files, fixes, pin_summary, cut_at_round_boundary, no_larger_stubs, keep_current_turn, attachment_as_own_part, escape_envelope, file_size_in_bytes, mark_missing_attachments, max_error_result_chars, max_inline_bytes)"},
-		{"[history]\nhistory = \"h\"\nmax_messages = -1", "ctx.toml:3: history.max_messages: must not be negative, not -1"},
-		{"[history]\nhistory = \"h\"\nmax_tokens = 1.5", "ctx.toml:3: history.max_tokens: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not 1.5"},
-		{"[history]\nhistory = \"h\"\nmax_tokens = 0", "ctx.toml:3: history.max_tokens: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not 0"},
+		{"[history]\nhistory = \"h\"\nmax_messages = -1", "ctx.toml:3: history.max_messages: must be a nonnegative whole number or inf, not -1"},
 		{"[history]\nhistory = \"h\"\nkeep_tool_rounds = -2", "ctx.toml:3: history.keep_tool_rounds: must not be negative, not -2"},
-		{"[history]\nhistory = \"h\"\nmax_inline_bytes = 99999999999", "ctx.toml:3: history.max_inline_bytes: must be at most 2147483647, not 99999999999"},
+		{"[history]\nhistory = \"h\"\nkeep_tool_rounds = 99999999999", "ctx.toml:3: history.keep_tool_rounds: must be at most 2147483647, not 99999999999"},
 		{"[history]\nhistory = \"h\"\ntool_cleanup = \"stub\"", `ctx.toml:3: history.tool_cleanup: must be none, stub-old-results or auto, not "stub"`},
 		{"[history]\nhistory = \"h\"\ntool_cleanup = \"\"", `ctx.toml:3: history.tool_cleanup: must be none, stub-old-results or auto, not ""`},
 		{"[history]\nhistory = \"h\"\ntool_cleanup = true", "ctx.toml:3: history.tool_cleanup: must be a string, not a boolean"},
@@ -143,8 +143,92 @@ func TestDecodeHistoryErrors(t *testing.T) {
 	}
 }
 
+// The four limits of [history] go through config's one decoder: a whole
+// number (least 1 for max_tokens), or inf for none. Each is checked where
+// it lands, in history.Options with fixes = true, so that an absent
+// bound shows the fixes' default and 0 of the two fix bounds turns them off.
+func TestDecodeHistoryLimits(t *testing.T) {
+	t.Parallel()
+	const (
+		nonneg = "must be a nonnegative whole number or inf, not "
+		tokens = "must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not "
+	)
+	none := measure.Limit{}
+	fields := map[string]func(history.Options) measure.Limit{
+		"max_messages":           func(o history.Options) measure.Limit { return o.MaxContextMessageCount },
+		"max_tokens":             func(o history.Options) measure.Limit { return o.MaxContextTokens },
+		"max_error_result_chars": func(o history.Options) measure.Limit { return o.MaxErrorResultChars },
+		"max_inline_bytes":       func(o history.Options) measure.Limit { return o.MaxInlineBytes },
+	}
+	for _, tc := range []struct {
+		key, value string // value "" leaves the key out
+		want       measure.Limit
+		wantErr    string
+	}{
+		{"max_messages", "", none, ""},
+		{"max_messages", "50", measure.Max(50), ""},
+		{"max_messages", "0", measure.Max(0), ""}, // only the current input
+		{"max_messages", "2.0", measure.Max(2), ""},
+		{"max_messages", "inf", none, ""},
+		{"max_messages", `"none"`, none, ""},
+		{"max_messages", "-1", none, nonneg + "-1"},
+		{"max_messages", "2.5", none, nonneg + "2.5"},
+		{"max_messages", `"lots"`, none, nonneg + `"lots"`},
+		{"max_messages", "true", none, nonneg + "a boolean"},
+
+		{"max_tokens", "", none, ""},
+		{"max_tokens", "9000", measure.Max(9000), ""},
+		{"max_tokens", "1", measure.Max(1), ""},
+		{"max_tokens", "9223372036854775807", measure.Max(1<<63 - 1), ""}, // no int32 bound any more
+		{"max_tokens", "inf", none, ""},
+		{"max_tokens", `"inf"`, none, ""},
+		{"max_tokens", "0", none, tokens + "0"}, // a budget of no tokens would leave nothing
+		{"max_tokens", "-5", none, tokens + "-5"},
+		{"max_tokens", "1.5", none, tokens + "1.5"},
+		{"max_tokens", `"lots"`, none, tokens + `"lots"`},
+
+		{"max_error_result_chars", "", measure.Max(2000), ""}, // the fixes' bound
+		{"max_error_result_chars", "200", measure.Max(200), ""},
+		{"max_error_result_chars", "0", none, ""}, // off, as it always was
+		{"max_error_result_chars", "inf", none, ""},
+		{"max_error_result_chars", `"none"`, none, ""},
+		{"max_error_result_chars", "-1", none, nonneg + "-1"},
+		{"max_error_result_chars", "0.5", none, nonneg + "0.5"},
+		{"max_error_result_chars", `"2000"`, none, nonneg + `"2000"`},
+
+		{"max_inline_bytes", "", measure.Max(256 << 10), ""}, // the fixes' bound
+		{"max_inline_bytes", "4096", measure.Max(4096), ""},
+		{"max_inline_bytes", "99999999999", measure.Max(99999999999), ""},
+		{"max_inline_bytes", "0", none, ""}, // no cap, as it always was
+		{"max_inline_bytes", "inf", none, ""},
+		{"max_inline_bytes", "-1", none, nonneg + "-1"},
+		{"max_inline_bytes", "-inf", none, nonneg + "-Inf"},
+		{"max_inline_bytes", "1.5", none, nonneg + "1.5"},
+		{"max_inline_bytes", "[1]", none, nonneg + "an array"},
+	} {
+		src := "[history]\nhistory = \"h\"\nfixes = true\n"
+		if tc.value != "" {
+			src += tc.key + " = " + tc.value + "\n"
+		}
+		c, err := Decode("ctx.toml", []byte(src))
+		if tc.wantErr != "" {
+			if want := "ctx.toml:4: history." + tc.key + ": " + tc.wantErr; err == nil || err.Error() != want {
+				t.Errorf("%q: %v, want %s", src, err, want)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%q: %v", src, err)
+			continue
+		}
+		if got := fields[tc.key](c.History.HistoryOptions()); got != tc.want {
+			t.Errorf("%q: %v, want %v", src, got, tc.want)
+		}
+	}
+}
+
 func TestHistoryCheck(t *testing.T) {
-	neg, zero, half := -1, 0, 0.5
+	neg, zero, half := measure.Max(-1), 0, 0.5
 	for _, tc := range []struct {
 		d        History
 		key, msg string
@@ -152,7 +236,8 @@ func TestHistoryCheck(t *testing.T) {
 		{History{}, "", ""},
 		{History{ToolCleanup: "auto", ContextWindow: new(int), Threshold: &half}, "context_window", "must be a positive number of tokens, not 0"},
 		{History{MaxErrorResultChars: &neg}, "max_error_result_chars", "must not be negative, not -1"},
-		{History{MaxMessages: &zero, KeepToolRounds: &zero}, "", ""},
+		{History{MaxMessages: measure.Max(-2)}, "max_messages", "must not be negative, not -2"},
+		{History{MaxMessages: measure.Max(0), KeepToolRounds: &zero, MaxInlineBytes: &measure.Limit{}}, "", ""},
 		{History{ToolCleanup: "stub-old-results", Threshold: &half}, "threshold", "applies only when tool cleanup is auto"},
 	} {
 		key, msg := tc.d.Check()

@@ -8,7 +8,7 @@ import (
 )
 
 // limit is the one decoder of every limit of ctx.toml ([budgets], [audit],
-// the token budgets of [files] and [discussion]).
+// [output] keep, the token budgets of [files] and the limits of [history]).
 func TestLimitDecoder(t *testing.T) {
 	t.Parallel()
 	const (
@@ -85,37 +85,5 @@ func TestLimitOverflow(t *testing.T) {
 	_, err := Decode("ctx.toml", []byte("[budgets.x]\nmax_chars = 99999999999999999999\n"))
 	if err == nil || !strings.HasPrefix(err.Error(), "ctx.toml:2") {
 		t.Errorf("got %v", err)
-	}
-}
-
-// The token budget of [discussion], an optional int, goes through the
-// same decoder, with the bound of an int32.
-func TestTokenLimit(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct {
-		src, want string
-	}{
-		{"", "<nil>"},
-		{"x = inf", "<nil>"},
-		{"x = 20000", "20000"},
-		{"x = 2147483647", "2147483647"},
-		{"x = 2147483648", "ctx.toml:1: x: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not 2147483648"},
-		{"x = 0", "ctx.toml:1: x: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not 0"},
-	} {
-		d, err := parseDoc("ctx.toml", []byte(tc.src))
-		if err != nil {
-			t.Fatal(err)
-		}
-		n, err := tokenLimit(d.table(), "x")
-		got := "<nil>"
-		switch {
-		case err != nil:
-			got = err.Error()
-		case n != nil:
-			got = measure.Max(int64(*n)).String()
-		}
-		if got != tc.want {
-			t.Errorf("%q: %s, want %s", tc.src, got, tc.want)
-		}
 	}
 }

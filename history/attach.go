@@ -378,8 +378,8 @@ func buildAttachment(index int, name, key, content string, o Options) (string, b
 		body = firstLines(content, previewLines)
 	}
 	truncBytes := false
-	if o.MaxInlineBytes > 0 && len(body) > o.MaxInlineBytes {
-		cut := o.MaxInlineBytes
+	if o.MaxInlineBytes.Exceeded(int64(len(body))) {
+		cut := o.MaxInlineBytes.Int(len(body)) // below len(body), so an int
 		for cut > 0 && !utf8.RuneStart(body[cut]) {
 			cut--
 		}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+
+	"github.com/ctxaudit/ctx/measure"
 )
 
 // The original's stub notes and limits.
@@ -82,7 +84,7 @@ func recentRoundsStart(msgs []Message, rounds int) int {
 // applyToolCleanup stubs old tool results in msgs, in place (msgs are the
 // builder's own copies), and bounds error results.
 func applyToolCleanup(ctx context.Context, msgs []Message, o Options, rep *Report) error {
-	if o.MaxErrorResultChars > 0 {
+	if o.MaxErrorResultChars.IsSet() {
 		for i := range msgs {
 			for j := range msgs[i].ContentParts {
 				p := &msgs[i].ContentParts[j]
@@ -183,14 +185,15 @@ func serializedArgs(raw json.RawMessage) (string, bool) {
 	return s, true
 }
 
-// boundErrorResult cuts an error result longer than limit UTF-16 units to a
-// preview object.
-func boundErrorResult(p *ContentPart, limit int) (BoundedError, bool) {
+// boundErrorResult cuts an error result longer than bound UTF-16 units to
+// a preview object.
+func boundErrorResult(p *ContentPart, bound measure.Limit) (BoundedError, bool) {
 	s, ok := serializedArgs(p.Result)
-	if !ok || jsLen(s) <= limit {
+	n := jsLen(s)
+	if !ok || !bound.Exceeded(int64(n)) {
 		return BoundedError{}, false
 	}
-	n := jsLen(s)
+	limit := bound.Int(n) // below n, so an int
 	p.Result = json.RawMessage(`{"_truncated":true,"preview":` + jsQuote(jsSlice(s, limit)) +
 		`,"note":` + jsQuote("Error result truncated to its first "+itoa(limit)+" of "+itoa(n)+" characters.") + `}`)
 	return BoundedError{ToolCallID: p.ToolCallID, ToolName: p.ToolName, Chars: n}, true

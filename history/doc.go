@@ -25,8 +25,10 @@
 // ctx's rendered context ([Markdown] is its body). [DecodeRequest] and
 // [ReadRequestFile] read the command's input document strictly.
 //
-// Every limit is a measure.Limit whose zero value is no limit, and the zero
-// Options reproduce the original with no tool cleanup. [CleanupAuto] decides
+// Every limit (MaxContextMessageCount, MaxContextTokens,
+// MaxErrorResultChars, MaxInlineBytes) is a measure.Limit whose zero value
+// is no limit and measure.Max(0) a limit of zero, and the zero Options
+// reproduce the original with no tool cleanup. [CleanupAuto] decides
 // whether old tool results should be stubbed: Build measures the selection
 // with [Pressure] and applies [PressureLevel.ToolCleanupMode], recording the
 // assessment in the report.

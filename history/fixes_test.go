@@ -140,7 +140,7 @@ func TestFixMaxErrorResultChars(t *testing.T) {
 	if got := toolResult(t, off.Messages, "2").Result; len(got) < 10000 {
 		t.Errorf("off: error result changed (%d bytes)", len(got))
 	}
-	on := mustBuild(t, msgs, Options{MaxErrorResultChars: 200})
+	on := mustBuild(t, msgs, Options{MaxErrorResultChars: measure.Max(200)})
 	var got struct {
 		Truncated bool   `json:"_truncated"`
 		Preview   string `json:"preview"`
@@ -154,6 +154,15 @@ func TestFixMaxErrorResultChars(t *testing.T) {
 	}
 	if b := on.Report.BoundedErrors; len(b) != 1 || b[0].MessageID != "2" {
 		t.Errorf("on: report %+v", b)
+	}
+	// Max(0) is a bound of zero, not "off": an empty preview and the note
+	zero := mustBuild(t, msgs, Options{MaxErrorResultChars: measure.Max(0)})
+	got.Preview = "x"
+	if err := json.Unmarshal(toolResult(t, zero.Messages, "2").Result, &got); err != nil {
+		t.Fatal(err)
+	}
+	if !got.Truncated || got.Preview != "" || !strings.HasPrefix(got.Note, "Error result truncated to its first 0 of ") {
+		t.Errorf("Max(0): %+v", got)
 	}
 }
 
@@ -244,7 +253,7 @@ func TestFixMaxInlineBytes(t *testing.T) {
 	if got := firstText(off.Messages[0]); !strings.Contains(got, big) || off.Report.Attachments[0].Status != AttachmentInlined {
 		t.Error("off: the original should inline the whole line")
 	}
-	on := mustBuild(t, []Message{m}, Options{AttachmentResolver: res, ModelSupportToolUseForFile: true, MaxInlineBytes: 1001})
+	on := mustBuild(t, []Message{m}, Options{AttachmentResolver: res, ModelSupportToolUseForFile: true, MaxInlineBytes: measure.Max(1001)})
 	got := firstText(on.Messages[0])
 	if len(got) > 2000 || on.Report.Attachments[0].Status != AttachmentTruncated {
 		t.Errorf("on: %d bytes, status %s", len(got), on.Report.Attachments[0].Status)
@@ -252,6 +261,12 @@ func TestFixMaxInlineBytes(t *testing.T) {
 	want := "\n" + strings.Repeat("é", 500) + "\n</FILE_CONTENT>\n<TRUNCATED>Content truncated. Showing first 1000 of 6291456 bytes. Use read_file or search_file_content tool with FILE_KEY=\"k\" to read more content.</TRUNCATED>\n"
 	if !strings.Contains(got, want) {
 		t.Errorf("on: %q", got[len(got)-300:])
+	}
+	// Max(0) is a cap of zero bytes, not "no cap": only the note is left
+	zero := mustBuild(t, []Message{m}, Options{AttachmentResolver: res, MaxInlineBytes: measure.Max(0)})
+	want = "<FILE_CONTENT>\n\n</FILE_CONTENT>\n<TRUNCATED>Content truncated. Showing first 0 of 6291456 bytes.</TRUNCATED>\n"
+	if got := firstText(zero.Messages[0]); !strings.Contains(got, want) || zero.Report.Attachments[0].Status != AttachmentTruncated {
+		t.Errorf("Max(0): %q, status %s", got, zero.Report.Attachments[0].Status)
 	}
 }
 
@@ -297,8 +312,8 @@ func TestFixPressureCountsRealText(t *testing.T) {
 func TestWithFixes(t *testing.T) {
 	t.Parallel()
 	o := Options{ToolCleanupMode: CleanupNone, MaxContextTokens: measure.Max(1000)}.WithFixes()
-	if !o.PinSummary || !o.CutAtRoundBoundary || !o.NoLargerStubs || o.MaxErrorResultChars == 0 || !o.KeepCurrentTurn ||
-		!o.AttachmentAsOwnPart || !o.EscapeEnvelope || !o.FileSizeInBytes || o.MaxInlineBytes == 0 ||
+	if !o.PinSummary || !o.CutAtRoundBoundary || !o.NoLargerStubs || o.MaxErrorResultChars != measure.Max(2000) || !o.KeepCurrentTurn ||
+		!o.AttachmentAsOwnPart || !o.EscapeEnvelope || !o.FileSizeInBytes || o.MaxInlineBytes != measure.Max(256<<10) ||
 		!o.MarkMissingAttachments || o.MaxContextTokens != measure.Max(1000) {
 		t.Errorf("WithFixes: %+v", o)
 	}

@@ -126,10 +126,11 @@ type Options struct {
 	// NoLargerStubs keeps a tool result when its stub would not be smaller.
 	NoLargerStubs bool
 
-	// MaxErrorResultChars, when positive, bounds every error-state tool
-	// result to a preview of this many characters (UTF-16 units, like the
-	// args preview). 0 keeps error results whole.
-	MaxErrorResultChars int
+	// MaxErrorResultChars bounds every error-state tool result to a
+	// preview of this many characters (UTF-16 units, like the args
+	// preview). The zero Limit keeps error results whole; Max(0) leaves
+	// an empty preview and the note.
+	MaxErrorResultChars measure.Limit
 
 	// KeepCurrentTurn never stubs the results from the last user message
 	// on, even with KeepToolCallRounds 0.
@@ -151,10 +152,12 @@ type Options struct {
 	// UTF-16 code units but labels them bytes.
 	FileSizeInBytes bool
 
-	// MaxInlineBytes, when positive, cuts attachment content to at most this
-	// many UTF-8 bytes (at a character boundary), with a TRUNCATED note,
-	// whether or not the model can use tools. 0 means no byte cap.
-	MaxInlineBytes int
+	// MaxInlineBytes cuts attachment content to at most this many UTF-8
+	// bytes (at a character boundary), with a TRUNCATED note, whether or
+	// not the model can use tools. The zero Limit is no byte cap; Max(0)
+	// leaves only the note. It bounds what is sent, so it is a Limit, not
+	// a safety cap: the resolver's own cap bounds what is read.
+	MaxInlineBytes measure.Limit
 
 	// MarkMissingAttachments leaves a visible block for an attachment that
 	// could not be read (missing, empty or failed), instead of dropping it.
@@ -173,20 +176,20 @@ func Rounds(n int) *int { return &n }
 
 // WithFixes returns o with every fix of the original's weak points turned
 // on: PinSummary, CutAtRoundBoundary, NoLargerStubs, MaxErrorResultChars
-// 2000, KeepCurrentTurn, AttachmentAsOwnPart, EscapeEnvelope,
-// FileSizeInBytes, MaxInlineBytes 256 KiB and MarkMissingAttachments. The
+// Max(2000), KeepCurrentTurn, AttachmentAsOwnPart, EscapeEnvelope,
+// FileSizeInBytes, MaxInlineBytes Max(256 KiB) and MarkMissingAttachments. The
 // token budget, MaxContextTokens, is left as it is.
 func (o Options) WithFixes() Options {
 	o.PinSummary = true
 	o.CutAtRoundBoundary = true
 	o.LegacyNegativeLimits = false
 	o.NoLargerStubs = true
-	o.MaxErrorResultChars = 2000
+	o.MaxErrorResultChars = measure.Max(2000)
 	o.KeepCurrentTurn = true
 	o.AttachmentAsOwnPart = true
 	o.EscapeEnvelope = true
 	o.FileSizeInBytes = true
-	o.MaxInlineBytes = 256 << 10
+	o.MaxInlineBytes = measure.Max(256 << 10)
 	o.MarkMissingAttachments = true
 	return o
 }
@@ -233,15 +236,17 @@ func (o Options) validate() error {
 	}
 	for _, c := range []struct {
 		name string
-		v    int
+		l    measure.Limit
 	}{
 		{"MaxErrorResultChars", o.MaxErrorResultChars},
 		{"MaxInlineBytes", o.MaxInlineBytes},
-		{"ReadConcurrency", o.ReadConcurrency},
 	} {
-		if c.v < 0 {
-			return fmt.Errorf("invalid %s %d: %w", c.name, c.v, ErrNegativeLimit)
+		if c.l.Negative() {
+			return fmt.Errorf("invalid %s %s: %w", c.name, c.l, ErrNegativeLimit)
 		}
+	}
+	if o.ReadConcurrency < 0 {
+		return fmt.Errorf("invalid ReadConcurrency %d: %w", o.ReadConcurrency, ErrNegativeLimit)
 	}
 	return nil
 }

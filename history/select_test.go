@@ -207,8 +207,8 @@ func TestOptionErrors(t *testing.T) {
 		{ToolCleanupMode: CleanupNone, MaxContextMessageCount: measure.Max(-1)},
 		{ToolCleanupMode: CleanupNone, KeepToolCallRounds: Rounds(-1)},
 		{ToolCleanupMode: CleanupNone, MaxContextTokens: measure.Max(-5)},
-		{ToolCleanupMode: CleanupNone, MaxInlineBytes: -1},
-		{ToolCleanupMode: CleanupNone, MaxErrorResultChars: -1},
+		{ToolCleanupMode: CleanupNone, MaxInlineBytes: measure.Max(-1)},
+		{ToolCleanupMode: CleanupNone, MaxErrorResultChars: measure.Max(-1)},
 		{ToolCleanupMode: CleanupNone, ReadConcurrency: -1},
 	} {
 		if _, err := Build(ctx, msgs, o); !errors.Is(err, ErrNegativeLimit) {

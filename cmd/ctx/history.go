@@ -66,8 +66,8 @@ Examples:
    ctx history --attachments files --fixes --max-tokens 20000 chat.json
    ctx history --format markdown chat.json`,
 		Flags: []cli.Flag{
-			&cli.IntFlag{Name: "max-messages", Usage: "keep at most `N` recent messages plus the current input, in sticky chunks", DefaultText: "no limit"},
-			&cli.IntFlag{Name: "max-tokens", Usage: "drop the oldest messages until the output is at most `N` tokens (0: no limit, as in every command)", DefaultText: "no limit"},
+			&cli.StringFlag{Name: "max-messages", Usage: "keep at most `N` recent messages plus the current input, in sticky chunks (inf: no limit)", DefaultText: "no limit"},
+			&cli.StringFlag{Name: "max-tokens", Usage: "drop the oldest messages until the output is at most `N` tokens (0 or inf: no limit, as 0 is in every command)", DefaultText: "no limit"},
 			&cli.StringFlag{Name: "tool-cleanup", Value: "none", Usage: "`MODE` for old tool results: none, stub-old-results, or auto (by context pressure)"},
 			&cli.IntFlag{Name: "context-window", Usage: "model window in `TOKENS` for --tool-cleanup auto", DefaultText: "128000"},
 			&cli.Float64Flag{Name: "threshold", Usage: "compaction threshold as a `FRACTION` of the available window for --tool-cleanup auto", DefaultText: "0.6"},
@@ -87,8 +87,8 @@ Examples:
 			&cli.BoolFlag{Name: "escape-envelope", Usage: "fix: escape names, keys and envelope tags inside attachment content"},
 			&cli.BoolFlag{Name: "file-size-in-bytes", Usage: "fix: FILE_SIZE in UTF-8 bytes, not UTF-16 units"},
 			&cli.BoolFlag{Name: "mark-missing-attachments", Usage: "fix: a visible block for an attachment that could not be read"},
-			&cli.IntFlag{Name: "max-error-result-chars", Usage: "fix: bound error tool results to `N` characters (0: whole)", DefaultText: "0, 2000 with --fixes"},
-			&cli.IntFlag{Name: "max-inline-bytes", Usage: "fix: cut attachment content to `N` bytes (0: no cap)", DefaultText: "0, 262144 with --fixes"},
+			&cli.StringFlag{Name: "max-error-result-chars", Usage: "fix: bound error tool results to `N` characters (0 or inf: whole)", DefaultText: "inf, 2000 with --fixes"},
+			&cli.StringFlag{Name: "max-inline-bytes", Usage: "fix: cut attachment content to `N` bytes (0 or inf: no cap)", DefaultText: "inf, 262144 with --fixes"},
 			&cli.BoolFlag{Name: "redact", Usage: "replace each credential in the messages and attachments with [REDACTED:rule] (the default rules, no allowlist)"},
 			estimatorFlag(),
 		},
@@ -174,9 +174,30 @@ func historyFlags(c *cli.Context) (*config.History, error) {
 		v := c.Int(name)
 		return &v
 	}
-	d.MaxMessages, d.MaxTokens, d.KeepToolRounds = intFlag("max-messages"), intFlag("max-tokens"), intFlag("keep-tool-rounds")
-	d.ContextWindow = intFlag("context-window")
-	d.MaxErrorResultChars, d.MaxInlineBytes = intFlag("max-error-result-chars"), intFlag("max-inline-bytes")
+	d.KeepToolRounds, d.ContextWindow = intFlag("keep-tool-rounds"), intFlag("context-window")
+	// the limits, read as every command reads one; --max-messages 0 keeps
+	// only the current input, the others' 0 is no limit, as their help says
+	if err := limitFlag(c, "max-messages", &d.MaxMessages); err != nil {
+		return nil, err
+	}
+	if err := limitFlag(c, "max-tokens", &d.MaxTokens); err != nil {
+		return nil, err
+	}
+	d.MaxTokens = d.MaxTokens.ZeroIsNone()
+	for _, f := range []struct {
+		name string
+		dst  **measure.Limit
+	}{{"max-error-result-chars", &d.MaxErrorResultChars}, {"max-inline-bytes", &d.MaxInlineBytes}} {
+		if !c.IsSet(f.name) {
+			continue // nil: the default, or the fixes' bound
+		}
+		var l measure.Limit
+		if err := limitFlag(c, f.name, &l); err != nil {
+			return nil, err
+		}
+		l = l.ZeroIsNone()
+		*f.dst = &l
+	}
 	if c.IsSet("threshold") {
 		v := c.Float64("threshold")
 		d.Threshold = &v

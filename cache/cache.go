@@ -76,6 +76,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
+	"github.com/ctxaudit/ctx/internal/display"
 	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
@@ -188,6 +189,22 @@ func (d *Dir) Path() string { return d.root }
 func (d *Dir) Stats() Stats {
 	return Stats{Hits: d.hits.Load(), Misses: d.misses.Load(), Corrupt: d.corrupt.Load(), Untrusted: d.untrusted.Load(),
 		Puts: d.puts.Load(), Failed: d.failed.Load()}
+}
+
+// UntrustedWarning says, when this Dir met folders or entries that were
+// not the user's alone (Stats.Untrusted), that it left them unused and what
+// to do; "" when it met none.
+func (d *Dir) UntrustedWarning() string {
+	n := d.untrusted.Load()
+	if n == 0 {
+		return ""
+	}
+	what := "1 folder or entry"
+	if n > 1 {
+		what = display.Int(int(n)) + " folders or entries"
+	}
+	return "the cache " + display.Path(d.root, "") + " holds " + what +
+		" that another user owns or may write; ctx did not use them (remove the cache directory to start afresh)"
 }
 
 // errUntrusted is a folder or entry that someone other than the user may

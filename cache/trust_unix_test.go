@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -41,6 +42,12 @@ func TestWritableByOthersIsNotUsed(t *testing.T) {
 			}
 			if s := d.Stats(); s.Untrusted != 1 || s.Misses != 1 || s.Hits != 0 {
 				t.Fatalf("stats %+v, want one untrusted miss", s)
+			}
+			if w := d.UntrustedWarning(); !strings.Contains(w, "holds 1 folder or entry that another user owns or may write") {
+				t.Errorf("warning %q", w)
+			}
+			if w := open(t, t.TempDir(), 0).UntrustedWarning(); w != "" {
+				t.Errorf("a clean cache warns %q", w)
 			}
 			before, err := os.ReadFile(p)
 			if err != nil {

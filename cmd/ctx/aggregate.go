@@ -427,11 +427,16 @@ func (s *openCaches) add(d *cache.Dir) {
 }
 
 // close closes the caches; a cache that cannot be trimmed changes nothing
-// of the output.
-func (s *openCaches) close() {
+// of the output. It says on stderr when a cache held folders or entries
+// that were not the user's alone (another owner, writable by others): they
+// were not used, and the user should look at who wrote them.
+func (s *openCaches) close(stderr io.Writer) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, d := range s.dirs {
+		if w := d.UntrustedWarning(); w != "" {
+			fmt.Fprintf(stderr, "ctx: warning: %s\n", w)
+		}
 		_ = d.Close()
 	}
 	s.dirs = nil

@@ -246,7 +246,7 @@ func runApp(ctx context.Context, cmds func(*env) []*cli.Command, args []string, 
 	err := app.RunContext(context.WithValue(ctx, openCachesKey{}, caches), normalizeArgs(app, args))
 	if ctx.Err() == nil {
 		// the cache keeps its bound; an interrupted run ends at once
-		caches.close()
+		caches.close(stderr)
 	}
 	code := exitCode(ctx, err)
 	var (

@@ -184,10 +184,20 @@ const instructions = "ctx records exactly what an AI agent is given as context. 
 // Serve runs srv on one connection of newline-delimited JSON-RPC over in
 // and out (the stdio transport of MCP, over the given streams) until the
 // client closes in or ctx is done; a cancelled ctx is a normal end, and
-// it cancels the calls still running (a long pack stops, its result is a
-// cancellation), so that Serve returns promptly.
+// it cancels the calls still running (a long pack stops), so that Serve
+// returns promptly.
+//
+// A line that is not a message the session can take does not end it: it
+// is answered with a JSON-RPC error and Serve reads the next one. A line
+// that is not JSON gets a parse error (-32700, id null); one longer than
+// [MaxFrameBytes] (read to its end, never held whole), nested deeper
+// than [MaxFrameDepth], not a JSON-RPC 2.0 message, or a batch in a
+// session whose protocol version has none (every version but 2025-03-26)
+// gets an invalid request (-32600). A request cancelled by
+// notifications/cancelled gets no answer, and once ctx is done nothing
+// more is written: the calls it cancels are not answered either.
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}}
+	t := &transport{in: in, out: out, done: ctx.Done()}
 	// the SDK gives handlers a context that the connection's end does not
 	// cancel, and waits for them as it closes: the handlers find ctx in
 	// theirs (see endWithServe)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"strings"
 
 	"github.com/urfave/cli/v2"
@@ -52,5 +53,10 @@ func (e *env) mcp(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	return mcpserver.Serve(c.Context, srv, e.stdin, e.stdout)
+	if err := mcpserver.Serve(c.Context, srv, e.stdin, e.stdout); err != nil {
+		return err
+	}
+	// Serve ends normally on a signal; the run is interrupted all the
+	// same, and exits 128 + the signal's number as every command does
+	return context.Cause(c.Context)
 }

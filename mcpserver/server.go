@@ -8,16 +8,17 @@
 //
 //   - audit: the audit of the project, the [audit.Document] that
 //     `ctx audit --format json` prints, byte for byte;
-//   - render: the rendered context (or a stored manifest's), cut at
-//     max_tokens at a token boundary ([measure.TokenPrefix]), with a note;
+//   - render: the rendered context (or a stored manifest's), redacted
+//     (see "Redaction"), cut at max_tokens at a token boundary
+//     ([measure.TokenPrefix]), with notes;
 //   - pack: files in a view under a token budget, the markdown that
-//     `ctx aggregate --stdout --no-history` prints and the rows of
-//     `ctx aggregate --format json` (without their text);
+//     `ctx aggregate --stdout --no-history --redact` prints and the rows
+//     of `ctx aggregate --format json --redact` (without their text);
 //   - verify: a stored manifest against the files now, the JSON of
 //     `ctx verify --format json`;
 //   - stats: tokens by directory and file, or the top N files, or the
 //     token tree, the JSON of `ctx stats --format json`;
-//   - resources ctx://manifest (what `ctx manifest` prints) and
+//   - resources ctx://manifest (what `ctx manifest --redact` prints) and
 //     ctx://schemas/manifest.v1.schema.json ([schemas.ManifestV1]).
 //
 // Every call loads the project and its ctx.toml again
@@ -36,6 +37,29 @@
 // from tool input adds an allow_outside directory. A stored manifest is
 // input too: verify refuses one that records a file outside the project
 // which ctx does not find there itself.
+//
+// # Redaction
+//
+// The model a client talks to is a third party: render, pack and
+// ctx://manifest replace every credential the project's scanner finds
+// ([config.Config.Scanner]: gitleaks' rules and the allowlist of
+// [secrets] in ctx.toml) with "[REDACTED:rule]", through the library's
+// own redaction (manifest.Options.Redact, aggregate.Options.Redact,
+// [render.Redact] for a stored manifest), whatever redact in ctx.toml
+// says. The notes of render and pack say how many credentials were
+// replaced and where (path:line and rule, never the value), or that none
+// was found, and name any content the text holds from outside the
+// project directory (a shared instruction file, a file above the project,
+// a file of the user's allow_outside). A call may ask for redact: false
+// only on a server started with [Options.AllowUnredacted] (`ctx mcp
+// --allow-unredacted`); elsewhere it is a tool error. The notes of an
+// unredacted text say where each credential it holds is.
+//
+// # Input
+//
+// [Serve] answers every line that is no message it can take with a
+// JSON-RPC error and reads on, where the SDK would end the session (see
+// [Serve], [MaxFrameBytes], [MaxFrameDepth]).
 //
 // # Limits
 //
@@ -124,6 +148,10 @@ type Options struct {
 	// (aggregate.Options.Cache; package cache keeps one in a directory);
 	// nil is none. The results are the same bytes with or without it.
 	Cache aggregate.Cache
+	// AllowUnredacted lets a call of render or pack ask for redact: false
+	// (`ctx mcp --allow-unredacted`); without it such a call is refused
+	// with a tool error. See "Redaction".
+	AllowUnredacted bool
 }
 
 // withCache gives the [files] of o the server's cache.

@@ -7,6 +7,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
 	"github.com/ctxaudit/ctx/aggregate"
 	"github.com/ctxaudit/ctx/audit"
 	"github.com/ctxaudit/ctx/manifest"
@@ -230,4 +233,51 @@ func packOutside(res *aggregate.Result, dir string) string {
 		}
 	}
 	return outside(names, "markdown", dir)
+}
+
+// withoutSecrets is a receiving middleware: the text of an error result,
+// and the message of a protocol error, have their credentials redacted
+// (an error may quote a value of ctx.toml or of a file), as the command's
+// stderr does.
+func (s *server) withoutSecrets(next mcp.MethodHandler) mcp.MethodHandler {
+	return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		res, err := next(ctx, method, req)
+		// a cancelled call's error is redacted all the same
+		ctx = context.WithoutCancel(ctx)
+		if err != nil {
+			return res, s.redactError(ctx, err)
+		}
+		if r, ok := res.(*mcp.CallToolResult); ok && r.IsError {
+			for _, c := range r.Content {
+				if tc, ok := c.(*mcp.TextContent); ok {
+					tc.Text = s.redactText(ctx, tc.Text)
+				}
+			}
+		}
+		return res, nil
+	}
+}
+
+// redactText is text with its credentials redacted; text itself when it
+// cannot be scanned.
+func (s *server) redactText(ctx context.Context, text string) string {
+	red, _, err := s.scanner.Redact(ctx, "error", text)
+	if err != nil {
+		return text
+	}
+	return red
+}
+
+// redactError is err, or an error of the same code whose message has its
+// credentials redacted.
+func (s *server) redactError(ctx context.Context, err error) error {
+	msg := s.redactText(ctx, err.Error())
+	if msg == err.Error() {
+		return err
+	}
+	var we *jsonrpc.Error
+	if errors.As(err, &we) {
+		return &jsonrpc.Error{Code: we.Code, Message: s.redactText(ctx, we.Message)}
+	}
+	return errors.New(msg)
 }

@@ -187,3 +187,27 @@ func TestOutsideContentNoted(t *testing.T) {
 		t.Errorf("notes %q speak of content from outside", notes)
 	}
 }
+
+// A tool error that quotes a credential (a key pasted into the wrong
+// field of ctx.toml) has it redacted, as the command's stderr does.
+func TestErrorsRedacted(t *testing.T) {
+	dir := project(t)
+	cs := connect(t, dir, nil)
+	if err := os.WriteFile(filepath.Join(dir, "ctx.toml"), []byte(`profile = "aws_key `+fakeKey+`"`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range []string{"audit", "render", "pack", "stats"} {
+		res := call(t, cs, tool, nil)
+		got := strings.Join(texts(t, res), "\n")
+		if !res.IsError || !strings.Contains(got, "unknown profile") {
+			t.Fatalf("%s with a bad ctx.toml: error %v, %q", tool, res.IsError, got)
+		}
+		if strings.Contains(got, fakeKey) || !strings.Contains(got, "[REDACTED:aws-access-token]") {
+			t.Errorf("%s: the error sends the credential: %q", tool, got)
+		}
+	}
+	_, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.ManifestURI})
+	if err == nil || strings.Contains(err.Error(), fakeKey) {
+		t.Errorf("ctx://manifest with a bad ctx.toml: %v", err)
+	}
+}

@@ -53,7 +53,9 @@
 // a file of the user's allow_outside). A call may ask for redact: false
 // only on a server started with [Options.AllowUnredacted] (`ctx mcp
 // --allow-unredacted`); elsewhere it is a tool error. The notes of an
-// unredacted text say where each credential it holds is.
+// unredacted text say where each credential it holds is. The message of
+// an error result or a protocol error has its credentials redacted too
+// (an error may quote a value of ctx.toml), as the commands' stderr does.
 //
 // # Input
 //
@@ -104,6 +106,7 @@ import (
 
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/internal/version"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // Limits of the results (see the package documentation, "Limits").
@@ -163,8 +166,9 @@ func (s *server) withCache(o *manifest.Options) {
 
 // server holds what every handler needs.
 type server struct {
-	o   Options
-	dir string // the project directory, absolute with links resolved
+	o       Options
+	dir     string          // the project directory, absolute with links resolved
+	scanner secrets.Scanner // of ctx.toml as the server started: for error messages
 }
 
 // New checks the project (its directory and ctx.toml load as they would
@@ -182,6 +186,9 @@ func New(o Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("project directory %s: the root of the file system is no project; name one with -C DIR", p.Dir)
 	}
 	s.dir = p.Dir
+	if s.scanner, err = p.Config.Scanner(); err != nil {
+		return nil, err
+	}
 	// the project is found again by its resolved path on every call
 	s.o.Dir = p.Dir
 	v := o.Version
@@ -198,7 +205,7 @@ func New(o Options) (*mcp.Server, error) {
 	})
 	s.addTools(srv)
 	s.addResources(srv)
-	srv.AddReceivingMiddleware(endWithServe)
+	srv.AddReceivingMiddleware(endWithServe, s.withoutSecrets)
 	return srv, nil
 }
 

@@ -2,9 +2,9 @@ package mcpserver_test
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -213,45 +213,20 @@ func TestCancelPack(t *testing.T) {
 
 // TestServeCancelsCalls ends Serve (its context cancelled, as SIGTERM
 // does in ctx mcp) while a long pack waits at a shut cache: the pack stops
-// with the cancellation as its result, after a few more files, and Serve
-// returns instead of waiting for the pack to finish.
+// with the cancellation as its result, after a few more files, Serve
+// returns instead of waiting for the pack to finish, and the pack's
+// result is not sent.
 func TestServeCancelsCalls(t *testing.T) {
 	testlane.Slow(t, "writes a tree of 1,500 files")
 	const files = 1500
-	dir := bigTree(t, files, 30)
-	gate := newGateCache()
-	srv, err := mcpserver.New(mcpserver.Options{Dir: dir, Cache: gate})
-	if err != nil {
-		t.Fatal(err)
-	}
 	record, ends := results()
-	srv.AddReceivingMiddleware(record)
-	inR, inW := io.Pipe()
-	outR, outW := io.Pipe()
-	defer inW.Close()
-	defer outR.Close()
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	done := make(chan error, 1)
-	go func() { done <- mcpserver.Serve(ctx, srv, inR, outW) }()
-	// read every message, so that the server never blocks on its output
-	go io.Copy(io.Discard, outR)
-	go func() {
-		for _, msg := range []string{
-			`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
-			`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
-			`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pack","arguments":{"view":"skeleton","max_tokens":0},"_meta":{"progressToken":"p"}}}`,
-		} {
-			inW.Write([]byte(msg + "\n"))
-		}
-	}()
-	testwait.Recv(t, gate.shut, "the pack at the gate")
-	cancel()
+	s, gate := packOverPipes(t, files, record)
+	s.cancel()
 	// the handler's context ends with Serve's, in a goroutine of its own:
 	// the pack may look at a few more files before it sees it
 	gets := gate.gets.Load()
 	close(gate.open)
-	if err := testwait.Recv(t, done, "Serve after its context was cancelled"); err != nil {
+	if err := testwait.Recv(t, s.done, "Serve after its context was cancelled"); err != nil {
 		t.Errorf("Serve: %v", err)
 	}
 	res := testwait.Recv(t, ends, "the pack's result")
@@ -259,5 +234,72 @@ func TestServeCancelsCalls(t *testing.T) {
 		t.Errorf("the pack ran on after Serve's context was cancelled: error %v, %.200q", res.IsError, text)
 	}
 	gate.ranOn(t, gets, files)
-	outW.Close()
+	s.closeOutput()
+	s.noAnswerTo2()
+}
+
+// packOverPipes starts Serve over pipes for a project of files whose
+// pack waits at a shut cache, and calls pack (id 2) once initialized; it
+// returns when the pack is at the gate.
+func packOverPipes(t *testing.T, files int, mw ...mcp.Middleware) (*pipeSession, *gateCache) {
+	t.Helper()
+	dir := bigTree(t, files, 30)
+	gate := newGateCache()
+	srv, err := mcpserver.New(mcpserver.Options{Dir: dir, Cache: gate})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.AddReceivingMiddleware(mw...)
+	s := servePipes(t, srv)
+	s.initialize("2025-06-18")
+	s.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"pack","arguments":{"view":"skeleton","max_tokens":0},"_meta":{"progressToken":"p"}}}`)
+	testwait.Recv(t, gate.shut, "the pack at the gate")
+	return s, gate
+}
+
+// noAnswerTo2 collects what the server wrote until its output ends, and
+// fails the test on an answer to request 2, the cancelled one.
+func (s *pipeSession) noAnswerTo2() []message {
+	s.t.Helper()
+	var out []message
+	for line := range s.lines {
+		var m message
+		if json.Unmarshal(line, &m) == nil && string(m.ID) == "2" {
+			s.t.Errorf("the cancelled request was answered: %.300s", line)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// TestCancelledGetsNoAnswer cancels a long pack with
+// notifications/cancelled: the pack stops, and the server sends no
+// answer to it (the protocol says the receiver should not), but answers
+// the request after it.
+func TestCancelledGetsNoAnswer(t *testing.T) {
+	testlane.Slow(t, "writes a tree of 1,500 files")
+	seen, seenCancel := cancelled()
+	record, ends := results()
+	s, gate := packOverPipes(t, 1500, record, seen)
+	s.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"the user stopped it"}}`)
+	testwait.Recv(t, seenCancel, "the server's handler seeing the cancellation")
+	close(gate.open)
+	if res := testwait.Recv(t, ends, "the pack's end"); !res.IsError {
+		t.Error("the pack ran to its end after its cancellation")
+	}
+	s.send(`{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	m := s.next()
+	for m.ID == nil { // progress notifications
+		m = s.next()
+	}
+	if string(m.ID) != "3" {
+		t.Errorf("the first answer after the cancellation: %.300s, want the answer to 3", m.raw)
+	}
+	// Serve returns once every answer is written
+	s.closeInput()
+	if err := testwait.Recv(t, s.done, "Serve after its input closed"); err != nil {
+		t.Errorf("Serve: %v", err)
+	}
+	s.closeOutput()
+	s.noAnswerTo2()
 }

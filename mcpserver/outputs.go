@@ -31,7 +31,7 @@ const renderOutput = `{
     "total_tokens": {"type": "integer", "description": "tokens of the whole context"},
     "estimator": {"type": "string"},
     "truncated": {"type": "boolean"},
-    "notes": {"type": "array", "items": {"type": "string"}, "description": "what was cut or redacted"}
+    "notes": {"type": "array", "items": {"type": "string"}, "description": "what was cut, what was redacted and where, content from outside the project"}
   }
 }`
 
@@ -44,7 +44,7 @@ const packOutput = `{
     "screenshots": {"type": "array", "items": {"type": "object"}},
     "ignored": {"type": "array", "description": "what the default ignore list left out: path, dir, pattern", "items": {"type": "object"}},
     "summary": {"type": "object", "description": "files, tokens, estimator, degraded, omitted, budget, errors, binary, excluded, largest, ignored"},
-    "notes": {"type": "array", "items": {"type": "string"}, "description": "the run's summary and the limits applied"}
+    "notes": {"type": "array", "items": {"type": "string"}, "description": "the run's summary, the limits applied, what was redacted and where"}
   }
 }`
 

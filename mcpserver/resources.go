@@ -13,7 +13,8 @@ import (
 
 // The resource URIs.
 const (
-	// ManifestURI is the project's manifest, as `ctx manifest` prints it.
+	// ManifestURI is the project's manifest, as `ctx manifest --redact`
+	// prints it.
 	ManifestURI = "ctx://manifest"
 	// SchemaURI is the manifest JSON Schema, as `ctx schema` prints it.
 	SchemaURI = "ctx://schemas/manifest.v1.schema.json"
@@ -21,7 +22,7 @@ const (
 
 func (s *server) addResources(srv *mcp.Server) {
 	srv.AddResource(&mcp.Resource{URI: ManifestURI, Name: "manifest", Title: "The context manifest",
-		Description: "Every instruction source, aggregated file and history of this project with its decision, sizes and BLAKE3 hashes, as `ctx manifest` prints it (built when read).",
+		Description: "Every instruction source, aggregated file and history of this project with its decision, sizes and BLAKE3 hashes, as `ctx manifest --redact` prints it (built when read; credentials in the text are replaced by [REDACTED:rule], and \"redactions\" lists each).",
 		MIMEType:    "application/json"}, s.manifestResource)
 	srv.AddResource(&mcp.Resource{URI: SchemaURI, Name: "manifest-schema", Title: "The manifest JSON Schema",
 		Description: "The JSON Schema (2020-12) of the manifest, schema_version 1, as `ctx schema` prints it.",
@@ -33,8 +34,15 @@ func (s *server) manifestResource(ctx context.Context, req *mcp.ReadResourceRequ
 	if err != nil {
 		return nil, err
 	}
+	sc, err := p.Config.RedactScanner()
+	if err != nil {
+		return nil, err
+	}
 	o := p.ManifestOptions()
 	s.withCache(&o)
+	// a resource takes no arguments: its text is always redacted, and the
+	// manifest's "redactions" say what was replaced
+	o.Redact, o.Scanner = true, sc
 	m, err := manifest.Build(ctx, o)
 	if err != nil {
 		return nil, err

@@ -8,16 +8,17 @@
 //
 //   - audit: the audit of the project, the [audit.Document] that
 //     `ctx audit --format json` prints, byte for byte;
-//   - render: the rendered context (or a stored manifest's), cut at
-//     max_tokens at a token boundary ([measure.TokenPrefix]), with a note;
+//   - render: the rendered context (or a stored manifest's), redacted
+//     (see "Redaction"), cut at max_tokens at a token boundary
+//     ([measure.TokenPrefix]), with notes;
 //   - pack: files in a view under a token budget, the markdown that
-//     `ctx aggregate --stdout --no-history` prints and the rows of
-//     `ctx aggregate --format json` (without their text);
+//     `ctx aggregate --stdout --no-history --redact` prints and the rows
+//     of `ctx aggregate --format json --redact` (without their text);
 //   - verify: a stored manifest against the files now, the JSON of
 //     `ctx verify --format json`;
 //   - stats: tokens by directory and file, or the top N files, or the
 //     token tree, the JSON of `ctx stats --format json`;
-//   - resources ctx://manifest (what `ctx manifest` prints) and
+//   - resources ctx://manifest (what `ctx manifest --redact` prints) and
 //     ctx://schemas/manifest.v1.schema.json ([schemas.ManifestV1]).
 //
 // Every call loads the project and its ctx.toml again
@@ -36,6 +37,31 @@
 // from tool input adds an allow_outside directory. A stored manifest is
 // input too: verify refuses one that records a file outside the project
 // which ctx does not find there itself.
+//
+// # Redaction
+//
+// The model a client talks to is a third party: render, pack and
+// ctx://manifest replace every credential the project's scanner finds
+// ([config.Config.Scanner]: gitleaks' rules and the allowlist of
+// [secrets] in ctx.toml) with "[REDACTED:rule]", through the library's
+// own redaction (manifest.Options.Redact, aggregate.Options.Redact,
+// [render.Redact] for a stored manifest), whatever redact in ctx.toml
+// says. The notes of render and pack say how many credentials were
+// replaced and where (path:line and rule, never the value), or that none
+// was found, and name any content the text holds from outside the
+// project directory (a shared instruction file, a file above the project,
+// a file of the user's allow_outside). A call may ask for redact: false
+// only on a server started with [Options.AllowUnredacted] (`ctx mcp
+// --allow-unredacted`); elsewhere it is a tool error. The notes of an
+// unredacted text say where each credential it holds is. The message of
+// an error result or a protocol error has its credentials redacted too
+// (an error may quote a value of ctx.toml), as the commands' stderr does.
+//
+// # Input
+//
+// [Serve] answers every line that is no message it can take with a
+// JSON-RPC error and reads on, where the SDK would end the session (see
+// [Serve], [MaxFrameBytes], [MaxFrameDepth]).
 //
 // # Limits
 //
@@ -81,6 +107,7 @@ import (
 
 	"github.com/ctxaudit/ctx/config"
 	"github.com/ctxaudit/ctx/internal/version"
+	"github.com/ctxaudit/ctx/secrets"
 )
 
 // Limits of the results (see the package documentation, "Limits").
@@ -125,6 +152,10 @@ type Options struct {
 	// (aggregate.Options.Cache; package cache keeps one in a directory);
 	// nil is none. The results are the same bytes with or without it.
 	Cache aggregate.Cache
+	// AllowUnredacted lets a call of render or pack ask for redact: false
+	// (`ctx mcp --allow-unredacted`); without it such a call is refused
+	// with a tool error. See "Redaction".
+	AllowUnredacted bool
 }
 
 // withCache gives the [files] of o the server's cache.
@@ -136,8 +167,9 @@ func (s *server) withCache(o *manifest.Options) {
 
 // server holds what every handler needs.
 type server struct {
-	o   Options
-	dir string // the project directory, absolute with links resolved
+	o       Options
+	dir     string          // the project directory, absolute with links resolved
+	scanner secrets.Scanner // of ctx.toml as the server started: for error messages
 }
 
 // New checks the project (its directory and ctx.toml load as they would
@@ -155,6 +187,9 @@ func New(o Options) (*mcp.Server, error) {
 		return nil, fmt.Errorf("project directory %s: the root of the file system is no project; name one with -C DIR", p.Dir)
 	}
 	s.dir = p.Dir
+	if s.scanner, err = p.Config.RedactScanner(); err != nil {
+		return nil, err
+	}
 	// the project is found again by its resolved path on every call
 	s.o.Dir = p.Dir
 	v := o.Version
@@ -171,7 +206,7 @@ func New(o Options) (*mcp.Server, error) {
 	})
 	s.addTools(srv)
 	s.addResources(srv)
-	srv.AddReceivingMiddleware(endWithServe)
+	srv.AddReceivingMiddleware(endWithServe, s.withoutSecrets)
 	return srv, nil
 }
 
@@ -185,10 +220,20 @@ const instructions = "ctx records exactly what an AI agent is given as context. 
 // Serve runs srv on one connection of newline-delimited JSON-RPC over in
 // and out (the stdio transport of MCP, over the given streams) until the
 // client closes in or ctx is done; a cancelled ctx is a normal end, and
-// it cancels the calls still running (a long pack stops, its result is a
-// cancellation), so that Serve returns promptly.
+// it cancels the calls still running (a long pack stops), so that Serve
+// returns promptly.
+//
+// A line that is not a message the session can take does not end it: it
+// is answered with a JSON-RPC error and Serve reads the next one. A line
+// that is not JSON gets a parse error (-32700, id null); one longer than
+// [MaxFrameBytes] (read to its end, never held whole), nested deeper
+// than [MaxFrameDepth], not a JSON-RPC 2.0 message, or a batch in a
+// session whose protocol version has none (every version but 2025-03-26)
+// gets an invalid request (-32600). A request cancelled by
+// notifications/cancelled gets no answer, and once ctx is done nothing
+// more is written: the calls it cancels are not answered either.
 func Serve(ctx context.Context, srv *mcp.Server, in io.Reader, out io.Writer) error {
-	t := &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopCloser{out}}
+	t := &transport{in: in, out: out, done: ctx.Done()}
 	// the SDK gives handlers a context that the connection's end does not
 	// cancel, and waits for them as it closes: the handlers find ctx in
 	// theirs (see endWithServe)

@@ -124,7 +124,8 @@ func TestSameAsCommand(t *testing.T) {
 		res := call(t, cs, "render", map[string]any{"max_tokens": 0})
 		got := ok(t, "render", res)
 		want := runCtx(t, "render", "-C", dir)
-		if len(got) != 1 || got[0] != string(want) {
+		// the text, and the note that it was redacted
+		if len(got) != 2 || got[0] != string(want) || !strings.Contains(got[1], "credentials are redacted") {
 			t.Errorf("render differs from ctx render:\n--- tool\n%q\n--- ctx\n%q", got, want)
 		}
 		validOutput(t, byName["render"], res)
@@ -157,7 +158,7 @@ func TestSameAsCommand(t *testing.T) {
 		if err := json.Unmarshal(structuredJSON(t, res), &out); err != nil {
 			t.Fatal(err)
 		}
-		if !out.Truncated || out.Tokens > 20 || out.TotalTokens <= 20 || out.Text != got[0] || len(out.Notes) != 1 {
+		if !out.Truncated || out.Tokens > 20 || out.TotalTokens <= 20 || out.Text != got[0] || len(out.Notes) != 2 {
 			t.Errorf("structured output of the cut: %+v", out)
 		}
 		validOutput(t, byName["render"], res)

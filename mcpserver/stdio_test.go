@@ -189,13 +189,13 @@ func TestStdioCancel(t *testing.T) {
 }
 
 // TestStdioSignal ends `ctx mcp` with SIGTERM while its input is open: it
-// exits 0, at once.
+// exits 143, at once, as every ctx command does.
 func TestStdioSignal(t *testing.T) {
 	signalServer(t, project(t), "", 0)
 }
 
 // TestStdioSignalDuringCall sends SIGTERM to `ctx mcp` while a long pack
-// runs: the pack is cancelled and the server exits 0 at once, not after
+// runs: the pack is cancelled and the server exits 143 at once, not after
 // the pack (nor after the 3s that ctx gives an interrupted run).
 func TestStdioSignalDuringCall(t *testing.T) {
 	testlane.Slow(t, "writes a tree of 3,000 files")
@@ -242,15 +242,23 @@ func signalServer(t *testing.T, dir, call string, files int) {
 		}
 		testwait.Until(t, "the first cache entry of the pack", func() bool { return cacheEntries(t, cache) > 0 })
 	}
-	go io.Copy(io.Discard, out)
+	rest := make(chan []byte, 1)
+	go func() {
+		b, _ := io.ReadAll(out)
+		rest <- b
+	}()
 	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := testwait.Wait(t, cmd, "ctx mcp after SIGTERM"); err != nil {
-		t.Errorf("ctx mcp after SIGTERM: %v (stderr %q)", err, stderr.String())
+	if code := testwait.ExitCode(t, testwait.Wait(t, cmd, "ctx mcp after SIGTERM")); code != 143 {
+		t.Errorf("ctx mcp after SIGTERM: exit %d, want 143 (stderr %q)", code, stderr.String())
 	}
-	if stderr.Len() > 0 {
-		t.Errorf("ctx mcp wrote to stderr: %s", stderr.Bytes())
+	if got := stderr.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "ctx: error: interrupted (terminated)") {
+		t.Errorf("ctx mcp after SIGTERM wrote to stderr: %q", got)
+	}
+	// the call the signal cancelled is not answered
+	if b := testwait.Recv(t, rest, "the output of ctx mcp"); bytes.Contains(b, []byte(`"id":2,`)) {
+		t.Errorf("ctx mcp answered the call after SIGTERM: %.300s", b)
 	}
 	if call != "" {
 		stoppedEarly(t, cache, files)

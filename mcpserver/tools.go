@@ -45,7 +45,8 @@ func (s *server) addTools(srv *mcp.Server) {
 		}, s.audit)
 	addTool(srv, &mcp.Tool{Name: "render", Title: "Render the context",
 		Description: "The context text an agent is given here, as `ctx render` prints it (or a stored manifest's), cut at max_tokens " +
-			"at a token boundary (default 20000; 0: all) with a note when cut."},
+			"at a token boundary (default 20000; 0: all) with a note when cut. Credentials are replaced by [REDACTED:rule]; the notes say " +
+			"where, and name any content from outside the project."},
 		renderOutput, func(in *jsonschema.Schema) {
 			enum(in, "profile", profileNames())
 			enum(in, "estimator", estimatorNames())
@@ -55,7 +56,7 @@ func (s *server) addTools(srv *mcp.Server) {
 		Description: "Project files as one markdown document, each in a view (full, skeleton, outline, summary), under a token budget " +
 			"that degrades the largest files full → skeleton → outline → summary → omitted and lists what it did, as " +
 			"`ctx aggregate --stdout` does. Without paths: the files of ctx.toml, else the whole project (.gitignore and the default " +
-			"ignores apply)."},
+			"ignores apply). Credentials are replaced by [REDACTED:rule]; the notes say where."},
 		packOutput, func(in *jsonschema.Schema) {
 			enum(in, "view", packViews)
 			enum(in, "estimator", estimatorNames())
@@ -210,7 +211,7 @@ type renderInput struct {
 	Manifest  string `json:"manifest,omitempty" jsonschema:"render this stored manifest file (relative to the project) instead of building the context now"`
 	Profile   string `json:"profile,omitempty" jsonschema:"add what this agent loads by itself, so that it is not sent twice (default: profile in ctx.toml)"`
 	Estimator string `json:"estimator,omitempty" jsonschema:"count tokens with chars4, o200k or cl100k (default: ctx.toml, else chars4; a stored manifest's own)"`
-	Redact    bool   `json:"redact,omitempty" jsonschema:"replace each credential with [REDACTED:rule] (redact in [secrets] of ctx.toml turns it on for every call)"`
+	Redact    *bool  `json:"redact,omitempty" jsonschema:"replace each credential with [REDACTED:rule] (default true; false only where the server was started with ctx mcp --allow-unredacted)"`
 	MaxTokens *int   `json:"max_tokens,omitempty" jsonschema:"cut the text at this many tokens, at a token boundary (default 20000; 0: no limit, up to 1 MiB)"`
 }
 
@@ -226,7 +227,21 @@ type renderResult struct {
 }
 
 func (s *server) render(ctx context.Context, _ *mcp.CallToolRequest, in renderInput) (*result, error) {
+	redact, err := s.redacting(in.Redact)
+	if err != nil {
+		return nil, err
+	}
 	p, err := s.load()
+	if err != nil {
+		return nil, err
+	}
+	// findings for the notes with the project's allowlist; redaction
+	// without it (a repository cannot switch redaction off)
+	sc, err := p.Config.Scanner()
+	if err != nil {
+		return nil, err
+	}
+	rsc, err := p.Config.RedactScanner()
 	if err != nil {
 		return nil, err
 	}
@@ -244,38 +259,47 @@ func (s *server) render(ctx context.Context, _ *mcp.CallToolRequest, in renderIn
 		if m, err = storedManifest(path, in.Estimator); err != nil {
 			return nil, err
 		}
+		if found, at := manifestRedactions(m); len(found) > 0 {
+			notes = append(notes, "the stored manifest was redacted as it was built: "+redactedNote(found, at))
+		}
 		// a stored manifest is redacted as it is rendered, as ctx render
-		// --manifest does
-		if in.Redact || (p.Config.Secrets.Redact != nil && *p.Config.Secrets.Redact) {
-			sc, err := p.Config.RedactScanner()
-			if err != nil {
-				return nil, err
-			}
+		// --manifest --redact does
+		at, err := renderedSecrets(ctx, m, sc)
+		if err != nil {
+			return nil, err
+		}
+		if redact {
 			var found []secrets.Finding
-			if text, found, err = render.Redact(ctx, m, sc); err != nil {
+			if text, found, err = render.Redact(ctx, m, rsc); err != nil {
 				return nil, err
 			}
-			if len(found) > 0 {
-				notes = append(notes, secrets.Summary(found)+" in the rendered text")
-			}
+			notes = append(notes, redactedNote(found, at))
 		} else {
 			text = render.Text(m)
+			notes = append(notes, unredactedNote(at))
 		}
 	} else {
 		o, err := s.manifestOptions(p, in.Profile, in.Estimator)
 		if err != nil {
 			return nil, err
 		}
-		if in.Redact {
-			o.Redact = true
-		}
+		o.Redact, o.Scanner = redact, rsc
 		if m, err = manifest.Build(ctx, o); err != nil {
 			return nil, err
 		}
 		text = render.Text(m)
-		if sum := m.RedactionSummary(); sum != "" {
-			notes = append(notes, sum)
+		if redact {
+			notes = append(notes, redactedNote(manifestRedactions(m)))
+		} else {
+			at, err := renderedSecrets(ctx, m, sc)
+			if err != nil {
+				return nil, err
+			}
+			notes = append(notes, unredactedNote(at))
 		}
+	}
+	if note := outsideNote(m, s.dir); note != "" {
+		notes = append(notes, note)
 	}
 	est, err := countingEstimator(m)
 	if err != nil {
@@ -350,6 +374,7 @@ type packInput struct {
 	MaxTokens     *int     `json:"max_tokens,omitempty" jsonschema:"token budget of all files together (default: max_tokens of [files], else 20000; 0: no budget)"`
 	MaxFileTokens *int     `json:"max_file_tokens,omitempty" jsonschema:"token cap of each file (default: max_file_tokens of [files], else none; 0: none)"`
 	Estimator     string   `json:"estimator,omitempty" jsonschema:"count tokens with chars4, o200k or cl100k (default: ctx.toml, else chars4)"`
+	Redact        *bool    `json:"redact,omitempty" jsonschema:"replace each credential with [REDACTED:rule] (default true; false only where the server was started with ctx mcp --allow-unredacted)"`
 }
 
 // packItem is an item of `ctx aggregate --format json` without its text,
@@ -382,6 +407,10 @@ type packResult struct {
 }
 
 func (s *server) pack(ctx context.Context, req *mcp.CallToolRequest, in packInput) (*result, error) {
+	redact, err := s.redacting(in.Redact)
+	if err != nil {
+		return nil, err
+	}
 	p, err := s.load()
 	if err != nil {
 		return nil, err
@@ -389,6 +418,20 @@ func (s *server) pack(ctx context.Context, req *mcp.CallToolRequest, in packInpu
 	o, err := s.aggregateOptions(p, in.Paths, in.View, in.Estimator)
 	if err != nil {
 		return nil, err
+	}
+	sc, err := p.Config.Scanner()
+	if err != nil {
+		return nil, err
+	}
+	rsc, err := p.Config.RedactScanner()
+	if err != nil {
+		return nil, err
+	}
+	// redacted (never with the repository's allowlist), or scanned for the
+	// notes: never a credential without a word
+	o.Redact, o.Scan = rsc, nil
+	if !redact {
+		o.Redact, o.Scan = nil, sc
 	}
 	var notes []string
 	if l, ok := tokenLimit(in.MaxTokens); ok {
@@ -425,6 +468,14 @@ func (s *server) pack(ctx context.Context, req *mcp.CallToolRequest, in packInpu
 	}
 	for _, line := range strings.Split(strings.TrimSpace(b.String()), "\n") {
 		notes = append(notes, strings.TrimPrefix(line, "ctx: "))
+	}
+	if redact {
+		notes = append(notes, redactedNote(packRedactions(res)))
+	} else {
+		notes = append(notes, unredactedNote(packSecrets(res)))
+	}
+	if note := packOutside(res, s.dir); note != "" {
+		notes = append(notes, note)
 	}
 	if capped, note := capText(out.Markdown, "markdown"); note != "" {
 		out.Markdown = capped

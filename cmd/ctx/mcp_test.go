@@ -92,3 +92,65 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+// mcpCall runs ctx mcp with args on the command's streams, calls tool with
+// the JSON object arguments, and returns what it wrote once the answer is
+// out; the input is then closed and ctx mcp must exit 0.
+func mcpCall(t *testing.T, args []string, tool, arguments string) string {
+	t.Helper()
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stdout syncBuffer
+	var stderr bytes.Buffer
+	done := make(chan int, 1)
+	go func() {
+		done <- run(context.Background(), append([]string{"ctx", "mcp"}, args...), r, &stdout, &stderr)
+	}()
+	in := strings.Join([]string{
+		`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`,
+		`{"jsonrpc":"2.0","method":"notifications/initialized"}`,
+		`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + arguments + `}}`,
+	}, "\n") + "\n"
+	if _, err := w.WriteString(in); err != nil {
+		t.Fatal(err)
+	}
+	testwait.Until(t, "the answer to the call", func() bool {
+		select {
+		case code := <-done:
+			t.Fatalf("ctx mcp ended early (exit %d): %s %s", code, stdout.String(), stderr.String())
+		default:
+		}
+		return strings.Contains(stdout.String(), `"id":2`)
+	})
+	w.Close()
+	if code := <-done; code != exitOK || stderr.Len() > 0 {
+		t.Errorf("exit %d, stderr %q", code, stderr.String())
+	}
+	return stdout.String()
+}
+
+// The tools redact by default; redact: false is refused unless ctx mcp
+// was started with --allow-unredacted.
+func TestMCPAllowUnredacted(t *testing.T) {
+	const key = "AKIAJPJOMKEFOIUC5LGT"
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Rules\naws_access_key_id = "+key+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("HOME", t.TempDir())
+	t.Setenv("AGENTS_GLOBAL_MD", "")
+	if out := mcpCall(t, []string{"-C", dir}, "render", `{}`); strings.Contains(out, key) || !strings.Contains(out, "1 credential redacted (aws-access-token)") {
+		t.Errorf("render by default: %s", out)
+	}
+	if out := mcpCall(t, []string{"-C", dir}, "render", `{"redact":false}`); strings.Contains(out, key) || !strings.Contains(out, `"isError":true`) || !strings.Contains(out, "--allow-unredacted") {
+		t.Errorf("render redact false without --allow-unredacted: %s", out)
+	}
+	if out := mcpCall(t, []string{"-C", dir, "--allow-unredacted"}, "render", `{"redact":false}`); !strings.Contains(out, key) || strings.Contains(out, `"isError":true`) {
+		t.Errorf("render redact false with --allow-unredacted: %s", out)
+	}
+	if out := mcpCall(t, []string{"-C", dir, "--allow-unredacted"}, "pack", `{}`); strings.Contains(out, key) {
+		t.Errorf("pack with --allow-unredacted, by default: %s", out)
+	}
+}

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -196,5 +197,51 @@ func TestSignalWhileBlockedOnStdin(t *testing.T) {
 	code := waitExit(t, cmd)
 	if code != 143 || !strings.Contains(stderr.String(), "ctx: error: interrupted (terminated)") {
 		t.Errorf("exit %d: %s", code, stderr.String())
+	}
+}
+
+// ctx mcp ends on SIGTERM and SIGINT as every command does: 143 and 130,
+// with the reason on stderr, its session open and initialized.
+func TestSignalMCP(t *testing.T) {
+	bin := ctxBinary(t)
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "AGENTS.md"), []byte("# Rules\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		sig  syscall.Signal
+		code int
+		why  string
+	}{
+		{syscall.SIGTERM, 143, "interrupted (terminated)"},
+		{syscall.SIGINT, 130, "interrupted (interrupt)"},
+	} {
+		t.Run(c.sig.String(), func(t *testing.T) {
+			var stderr bytes.Buffer
+			cmd := exec.Command(bin, "mcp", "-C", dir)
+			cmd.Stderr = &stderr
+			stdin, err := cmd.StdinPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stdin.Close()
+			stdout, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			io.WriteString(stdin, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`+"\n")
+			line, err := bufio.NewReader(stdout).ReadString('\n')
+			if err != nil || !strings.Contains(line, `"result"`) {
+				t.Fatalf("initialize: %q, %v (stderr %s)", line, err, stderr.String())
+			}
+			go io.Copy(io.Discard, stdout)
+			cmd.Process.Signal(c.sig)
+			if code := waitExit(t, cmd); code != c.code || !strings.Contains(stderr.String(), "ctx: error: "+c.why) {
+				t.Errorf("exit %d, want %d; stderr %q", code, c.code, stderr.String())
+			}
+		})
 	}
 }

@@ -211,3 +211,40 @@ func TestErrorsRedacted(t *testing.T) {
 		t.Errorf("ctx://manifest with a bad ctx.toml: %v", err)
 	}
 }
+
+// A repository's allowlist cannot switch the tools' redaction off: with
+// [[secrets.allow]] paths = ["**"] in its ctx.toml, render, pack and the
+// manifest resource still send no credential.
+func TestRepositoryAllowlistDoesNotUnredact(t *testing.T) {
+	dir := secretProject(t)
+	f, err := os.OpenFile(filepath.Join(dir, "ctx.toml"), os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString("\n[[secrets.allow]]\npaths = [\"**\"]\nreason = \"nothing here is a secret\"\n"); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	cs := connect(t, dir, nil)
+	for _, tc := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"render", map[string]any{"max_tokens": 0}},
+		{"render", map[string]any{"max_tokens": 0, "redact": true}},
+		{"pack", map[string]any{"paths": []string{"src/conf.py"}}},
+	} {
+		res := call(t, cs, tc.tool, tc.args)
+		ok(t, tc.tool, res)
+		if all := resultText(t, res); strings.Contains(all, fakeKey) || !strings.Contains(all, "[REDACTED:aws-access-token]") {
+			t.Errorf("%s %v: the allowlist switched redaction off", tc.tool, tc.args)
+		}
+	}
+	rr, err := cs.ReadResource(context.Background(), &mcp.ReadResourceParams{URI: mcpserver.ManifestURI})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(rr.Contents[0].Text, fakeKey) {
+		t.Error("the manifest resource sends the credential")
+	}
+}

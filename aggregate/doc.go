@@ -79,6 +79,11 @@
 // Options.Changed keeps only the files that git reports as changed
 // ([ChangedFiles], which runs the git command); entries that match nothing
 // stay as errors.
+// A directory that a walk cannot read, or that lies more than
+// [MaxWalkDepth] levels below where the walk started (or whose path would
+// pass the system's limit), is not entered and becomes an error item that
+// names it ("cannot read directory secret: permission denied"), in path
+// order among the walk's files, once per run.
 // history.toml and *_history.toml (any case) are never aggregated. A file
 // reached by several entries (or through symbolic links) is kept once,
 // where it first appears; an explicit entry's settings win over a glob's.

@@ -74,6 +74,9 @@ func run(ctx context.Context, opts Options, w io.Writer, keep bool) (res *Result
 			return nil, fmt.Errorf("output directory %s is outside the project (%s): outputs are written only in the project (--allow-outside, or allow_outside in the user configuration, allows it)",
 				mdtext.Escape(o.OutputDir), mdtext.Escape(real))
 		}
+		if err := checkOutputDir(o.OutputDir, o.OutputDirAt, o.BaseDir); err != nil {
+			return nil, err
+		}
 	}
 	// what can fail for the run as a whole comes before any output
 	r := o.fileResolver()

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path"
@@ -11,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/bmatcuk/doublestar/v4"
 
@@ -38,7 +40,13 @@ type target struct {
 	explicit bool   // named directly, not through a glob or a walk
 	err      string // entry error: "file not found: ..." etc.
 	missing  bool   // a path, not a glob, that does not exist
+	// path is the host path of an entry error that has one: a directory
+	// a walk left out (it sorts among the walk's files)
+	path string
 }
+
+// sortKey is the host path a walk's target sorts by.
+func (t target) sortKey() string { return cmp.Or(t.abs, t.path) }
 
 // resolver expands entries below a base directory.
 type resolver struct {
@@ -66,12 +74,15 @@ type resolver struct {
 	// strict makes a path that does not exist an error of the run
 	// ([MissingError]) rather than an error item (screenshots)
 	strict bool
+	// reported holds the directories a walk left out that are already
+	// error items (see skippedDir), so that each is reported once
+	reported map[string]bool
 }
 
 // newResolver returns the resolver of o's entries below base, with the
 // repository rules ign.
 func newResolver(o Options, base string, ign Ignorer) *resolver {
-	r := &resolver{base: base, ign: ign, skip: map[string]string{}, history: map[string]bool{},
+	r := &resolver{base: base, ign: ign, skip: map[string]string{}, history: map[string]bool{}, reported: map[string]bool{},
 		outputs: map[string]*regexp.Regexp{}, rules: newIgnoreRules(!o.NoDefaultIgnores, o.IgnorePatterns), redact: o.Redact}
 	for d := range o.skipSet() {
 		if rel, err := filepath.Rel(d, base); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
@@ -269,18 +280,18 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 			return errT(pat, "no files matched: "+mdtext.Escape(pat)+" (globs never enter "+d+")"), nil
 		}
 		dropped := r.dropped
-		files, err := r.walk(ctx, r.abs(base), pattern)
+		files, skipped, err := r.walk(ctx, r.abs(base), pattern)
 		if err != nil {
 			return nil, err
 		}
-		if len(files) == 0 {
+		if len(files) == 0 && len(skipped) == 0 {
 			why, err := r.leftOut(ctx, r.abs(base), pattern, dropped)
 			if err != nil {
 				return nil, err
 			}
 			return errT(pat, "no files matched: "+mdtext.Escape(pat)+why), nil
 		}
-		return r.targets(e, files, false), nil
+		return r.walked(e, files, skipped), nil
 	}
 	abs := r.abs(entry)
 	label := r.label(abs)
@@ -310,18 +321,18 @@ func (r *resolver) resolve(ctx context.Context, e FileItem) ([]target, error) {
 			return errT(label, "no files matched: "+mdtext.Escape(label)+" (directory walks never enter "+d+")"), nil
 		}
 		dropped := r.dropped
-		files, err := r.walk(ctx, abs, "**")
+		files, skipped, err := r.walk(ctx, abs, "**")
 		if err != nil {
 			return nil, err
 		}
-		if len(files) == 0 {
+		if len(files) == 0 && len(skipped) == 0 {
 			why, err := r.leftOut(ctx, abs, "**", dropped)
 			if err != nil {
 				return nil, err
 			}
 			return errT(label, "no files matched: "+mdtext.Escape(label)+why), nil
 		}
-		return r.targets(e, files, false), nil
+		return r.walked(e, files, skipped), nil
 	}
 	return r.targets(e, []string{abs}, true), nil
 }
@@ -380,11 +391,65 @@ func (r *resolver) targets(e FileItem, files []string, explicit bool) []target {
 	return out
 }
 
+// walked returns the targets of a walk: its files, and an error item for
+// each directory it left out that was not reported yet, in path order.
+func (r *resolver) walked(e FileItem, files []string, skipped []skippedDir) []target {
+	out := r.targets(e, files, false)
+	for _, s := range skipped {
+		if r.reported[s.abs] {
+			continue
+		}
+		r.reported[s.abs] = true
+		label := r.label(s.abs)
+		msg := s.why
+		if s.cause != "" {
+			msg = "cannot read directory " + mdtext.Escape(label) + ": " + s.cause
+		}
+		out = append(out, target{file: e, label: label, err: r.redacted(msg), path: s.abs})
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		return filepath.ToSlash(out[i].sortKey()) < filepath.ToSlash(out[j].sortKey())
+	})
+	return out
+}
+
+// MaxWalkDepth bounds how deep globs and directory walks go: a directory
+// more than MaxWalkDepth levels below the directory a walk starts from is
+// not entered, and is an error item that says so (a file in it named
+// explicitly, or a walk that starts nearer, still reads it). Such a
+// directory is no source tree; without the bound, one made 10,000 levels
+// deep costs every run minutes of CPU before the system refuses its path.
+const MaxWalkDepth = 256
+
+// skippedDir is a directory that a walk did not enter although the ignore
+// rules let it in: one it could not read (cause, "permission denied"), or
+// one past the limits of a walk (why).
+type skippedDir struct {
+	abs   string
+	cause string
+	why   string
+}
+
+// walkLimit says why a walk does not enter the directory p, rel below
+// its root: "" when it does.
+func walkLimit(p, rel string) string {
+	if len(p)+len(string(filepath.Separator)+".gitignore") >= maxPathBytes {
+		return fmt.Sprintf("not walked: its path would be longer than the system's limit of %d bytes", maxPathBytes)
+	}
+	if strings.Count(rel, "/")+1 > MaxWalkDepth {
+		return fmt.Sprintf("not walked: more than %d directories deep, where walks stop", MaxWalkDepth)
+	}
+	return ""
+}
+
 // walk returns the files below root whose slash path relative to root
-// matches pattern, sorted. It skips .git directories, history files and
-// what the ignorer ignores, and does not follow symbolic links to
-// directories. A missing root yields nothing.
-func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, error) {
+// matches pattern, sorted, and the directories it left out although the
+// ignore rules let them in (one that cannot be read, or past
+// MaxWalkDepth or the system's limit on the length of a path). It skips
+// .git directories, history files and what the ignorer ignores, and does
+// not follow symbolic links to directories. A missing root yields
+// nothing.
+func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, []skippedDir, error) {
 	return r.traverse(ctx, root, pattern, true, measure.Limit{})
 }
 
@@ -392,12 +457,13 @@ func (r *resolver) walk(ctx context.Context, root, pattern string) ([]string, er
 // caller's patterns) applied when apply is set, and stopping after limit
 // files; a limited walk is an explanation, which also stops after
 // maxExplainVisits paths.
-func (r *resolver) traverse(ctx context.Context, root, pattern string, apply bool, limit measure.Limit) ([]string, error) {
+func (r *resolver) traverse(ctx context.Context, root, pattern string, apply bool, limit measure.Limit) ([]string, []skippedDir, error) {
 	maxDepth := -1 // unbounded
 	if !strings.Contains(pattern, "**") {
 		maxDepth = strings.Count(pattern, "/") + 1
 	}
 	var files []string
+	var skipped []skippedDir
 	visits := 0
 	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
 		if cerr := ctx.Err(); cerr != nil {
@@ -408,7 +474,12 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 		}
 		if err != nil {
 			if p == root || d == nil || d.IsDir() {
-				return filepath.SkipDir // unreadable: nothing to list
+				// unreadable: nothing to list, and said so (a directory
+				// gone since it was listed, or a missing root, is nothing)
+				if !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR) {
+					skipped = append(skipped, skippedDir{abs: p, cause: fileio.Cause(err).Error()})
+				}
+				return filepath.SkipDir
 			}
 			return nil
 		}
@@ -437,6 +508,10 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 					r.dropped++
 					return filepath.SkipDir
 				}
+			}
+			if why := walkLimit(p, rel); why != "" {
+				skipped = append(skipped, skippedDir{abs: p, why: why})
+				return filepath.SkipDir
 			}
 			return nil
 		}
@@ -470,13 +545,13 @@ func (r *resolver) traverse(ctx context.Context, root, pattern string, apply boo
 		return nil
 	})
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := ignoreErr(r.ign); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	sort.Slice(files, func(i, j int) bool { return filepath.ToSlash(files[i]) < filepath.ToSlash(files[j]) })
-	return files, nil
+	return files, skipped, nil
 }
 
 // gitIgnored reports whether the repository rules leave p out of a walk of
@@ -515,7 +590,7 @@ func (r *resolver) leftOut(ctx context.Context, root, pattern string, dropped in
 	if r.dropped == dropped {
 		return "", nil // nothing was left out: nothing matched
 	}
-	files, err := r.traverse(ctx, root, pattern, false, measure.Max(maxExplained))
+	files, _, err := r.traverse(ctx, root, pattern, false, measure.Max(maxExplained))
 	if err != nil || len(files) == 0 {
 		return "", err
 	}

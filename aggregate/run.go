@@ -105,7 +105,11 @@ type Options struct {
 	// numbered outputs) gets a .gitignore of "*" ([OutputIgnore]), so that
 	// git and other packers leave the outputs alone.
 	OutputDir string
-	Namespace string
+	// OutputDirAt says where OutputDir was set, for the [OutputDirError]
+	// of a directory that cannot hold the outputs: "ctx.toml:5:
+	// output.output_dir"; "" names it output_dir.
+	OutputDirAt string
+	Namespace   string
 	// Keep bounds how many numbered outputs of Namespace the output
 	// directory keeps: after a run writes its file, the older ones past
 	// the newest Keep are removed (only regular files named

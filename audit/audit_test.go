@@ -114,7 +114,7 @@ func TestEveryCode(t *testing.T) {
 		f("n3", "native_audience_mismatch", "warning", "", "declared native, but its audience codex does not include the agent corteza"),
 		f("dup-native", "native_overlap", "info", "n1", "the agent already loads n1 by itself, so it is not sent again"),
 		f("missing", "missing", "warning", "", "gone.md does not exist (named explicitly)"),
-		f("bad", "unreadable", "warning", "", "bad.md cannot be read as text (a directory, a special file, a read error, over the size limit, or not UTF-8)"),
+		f("bad", "unreadable", "warning", "", "bad.md cannot be read: not UTF-8"),
 		f("a-path", "same_path", "info", "a", "same file as a, so not sent again"),
 		f("a-content", "same_content", "info", "a", "same bytes as a, so not sent again"),
 		f("missing-again", "missing", "warning", "", "gone.md does not exist (named explicitly)"),
@@ -291,5 +291,54 @@ func TestEstimatorFromManifest(t *testing.T) {
 	}
 	if want := measure.O200kBase().Tokens([]byte(text)); rep.Total.Tokens != want || rep.Estimator != measure.O200kBaseName {
 		t.Errorf("total %d tokens with %q, want %d with o200k", rep.Total.Tokens, rep.Estimator, want)
+	}
+}
+
+// An unreadable source says why, as the manifest built here found it
+// (UnreadableWarnings, what ctx render prints on stderr, and the finding);
+// a stored manifest records only the status, so its finding says what
+// unreadable can mean.
+func TestUnreadableSaysWhy(t *testing.T) {
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(dir, "AGENTS.md"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "CLAUDE.md"), []byte("\xff\xfe"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	m, err := manifest.Build(context.Background(), manifest.Options{Discover: discover.Options{ProjectDir: dir, Home: dir}, RelativePaths: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"AGENTS.md cannot be read: is a directory", "CLAUDE.md cannot be read: not UTF-8"}
+	if got := audit.UnreadableWarnings(m, dir); !reflect.DeepEqual(got, want) {
+		t.Errorf("UnreadableWarnings = %q, want %q", got, want)
+	}
+	messages := func(m *manifest.Manifest) []string {
+		var out []string
+		for _, f := range run(t, m, audit.DefaultThresholds()).Findings {
+			if f.Code == audit.CodeUnreadable {
+				out = append(out, f.Message)
+			}
+		}
+		return out
+	}
+	if got := messages(m); !reflect.DeepEqual(got, want) {
+		t.Errorf("findings = %q, want %q", got, want)
+	}
+	b, err := manifest.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, err := manifest.Decode(bytes.NewReader(b))
+	if err != nil {
+		t.Fatal(err)
+	}
+	generic := " cannot be read as text (a directory, a special file, a read error, over the size limit, or not UTF-8)"
+	if got := messages(stored); len(got) != 2 || got[0] != "AGENTS.md"+generic {
+		t.Errorf("a stored manifest's findings = %q", got)
 	}
 }

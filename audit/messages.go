@@ -51,9 +51,7 @@ var rules = []struct {
 		}
 		return a.path(a.src.Path) + " does not exist (named explicitly)"
 	}},
-	{Rule{CodeUnreadable, "An instruction source cannot be read as text."}, ofSource, func(a about) string {
-		return a.path(a.src.Path) + " cannot be read as text (a directory, a special file, a read error, over the size limit, or not UTF-8)"
-	}},
+	{Rule{CodeUnreadable, "An instruction source cannot be read as text."}, ofSource, unreadableMessage},
 	{Rule{CodeNativeOverlap, "A source repeats one that the agent already loads natively, so ctx does not send it."}, ofSource, func(a about) string {
 		return "the agent already loads " + a.related(a.f.RelatedID) + " by itself, so it is not sent again"
 	}},
@@ -280,6 +278,36 @@ func withMessages(rep *Report, home string) []Finding {
 func processHome() string {
 	h, _ := os.UserHomeDir()
 	return h
+}
+
+// unreadableMessage says that a source cannot be read and why, when the
+// manifest was built here ([manifest.Manifest.ReadError]): "AGENTS.md
+// cannot be read: permission denied".
+func unreadableMessage(a about) string {
+	if m := a.rep.Manifest; m != nil {
+		if cause := m.ReadError(a.src.ID); cause != "" {
+			return a.path(a.src.Path) + " cannot be read: " + cause
+		}
+	}
+	return a.path(a.src.Path) + " cannot be read as text (a directory, a special file, a read error, over the size limit, or not UTF-8)"
+}
+
+// UnreadableWarnings returns what `ctx render`, `ctx manifest` and the
+// other commands that build a context say on stderr about the
+// instruction sources of m that could not be read, one message each: the
+// message of their unreadable finding ("AGENTS.md cannot be read:
+// permission denied"), with paths relative to the project and home as ~.
+// Such a source is not sent; the run goes on, and ctx audit --check fails
+// on the finding.
+func UnreadableWarnings(m *manifest.Manifest, home string) []string {
+	var out []string
+	rep := &Report{Manifest: m}
+	for i := range m.Sources {
+		if s := &m.Sources[i]; s.Status == manifest.StatusUnreadable {
+			out = append(out, mdtext.Escape(unreadableMessage(about{rep: rep, src: s, home: home})))
+		}
+	}
+	return out
 }
 
 func sameMessage(prefix string, a about) string {

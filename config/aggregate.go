@@ -106,7 +106,7 @@ func (c *Config) AggregateOptions(dir, home string) aggregate.Options {
 	}
 	if out := a.Output; out != nil {
 		if out.OutputDir != nil {
-			o.OutputDir = discover.Join(dir, home, *out.OutputDir)
+			o.OutputDir, o.OutputDirAt = discover.Join(dir, home, *out.OutputDir), out.OutputDirAt
 		}
 		if out.Namespace != nil {
 			o.Namespace = *out.Namespace

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"strconv"
 
 	"github.com/ctxaudit/ctx/discover"
 	"github.com/ctxaudit/ctx/internal/fileio"
@@ -451,7 +452,24 @@ func limit(t table, key string, least int64, want string) (measure.Limit, bool, 
 			return measure.Max(int64(x)), true, nil
 		}
 	}
+	if tooLarge(v) {
+		return measure.Limit{}, true, t.Errorf(key, "%s is more than the largest limit, 9,223,372,036,854,775,807 (inf is no limit)", describeValue(v))
+	}
 	return measure.Limit{}, true, t.Errorf(key, "must be %s, not %s", want, describeValue(v))
+}
+
+// tooLarge reports whether v, a value limit refused, is a whole number
+// too large for a limit: a float without a fraction from 2^63 on, or a
+// string of digits past the largest int64.
+func tooLarge(v any) bool {
+	switch x := v.(type) {
+	case float64:
+		return x == math.Trunc(x) && x >= 1<<63 && !math.IsInf(x, 1)
+	case string:
+		n, err := strconv.ParseInt(x, 10, 64)
+		return errors.Is(err, strconv.ErrRange) && n > 0
+	}
+	return false
 }
 
 func describeValue(v any) string {

@@ -108,7 +108,10 @@ type Screenshots struct {
 type Output struct {
 	Line      int
 	OutputDir *string
-	Namespace *string
+	// OutputDirAt is where output_dir is, for messages:
+	// "ctx.toml:5: output.output_dir"; "" when it is absent.
+	OutputDirAt string
+	Namespace   *string
 	// Keep is keep: how many numbered outputs the output directory keeps;
 	// 0 and inf keep all of them (no limit); nil when absent
 	// (aggregate.DefaultKeep).
@@ -180,6 +183,9 @@ func decodeAggregate(t table, c *Config) error {
 		o := &Output{Line: ot.doc.Line(ot.Path)}
 		if o.OutputDir, err = optPath(ot, "output_dir"); err != nil {
 			return err
+		}
+		if o.OutputDir != nil {
+			o.OutputDirAt = ot.doc.at(ot.Field("output_dir"))
 		}
 		if ns, ok, err := ot.String("namespace"); err != nil {
 			return err

@@ -14,6 +14,8 @@ func TestLimitDecoder(t *testing.T) {
 	const (
 		nonneg = "x: must be a nonnegative whole number or inf, not "
 		tokens = "x: must be a number of tokens (1 or more), or inf (or leave it out) for no limit, not "
+		// a whole number beyond int64
+		tooLargeMsg = " is more than the largest limit, 9,223,372,036,854,775,807 (inf is no limit)"
 	)
 	for _, tc := range []struct {
 		value   string // "" leaves the key out
@@ -40,8 +42,12 @@ func TestLimitDecoder(t *testing.T) {
 		{"2.5", 0, measure.Limit{}, nonneg + "2.5"},
 		{"-inf", 0, measure.Limit{}, nonneg + "-Inf"},
 		{"nan", 0, measure.Limit{}, nonneg + "NaN"},
-		{"1e19", 0, measure.Limit{}, nonneg + "1e+19"}, // past int64
-		{"9.3e18", 0, measure.Limit{}, nonneg + "9.3e+18"},
+		// past int64: said so, with the largest limit
+		{"1e19", 0, measure.Limit{}, "x: 1e+19" + tooLargeMsg},
+		{"9.3e18", 0, measure.Limit{}, "x: 9.3e+18" + tooLargeMsg},
+		{"9223372036854775808.0", 1, measure.Limit{}, "x: 9.223372036854776e+18" + tooLargeMsg},
+		{`"99999999999999999999"`, 0, measure.Limit{}, `x: "99999999999999999999"` + tooLargeMsg},
+		{`"-99999999999999999999"`, 0, measure.Limit{}, nonneg + `"-99999999999999999999"`},
 		{`"5"`, 0, measure.Limit{}, nonneg + `"5"`}, // a number is written as one
 		{`"lots"`, 0, measure.Limit{}, nonneg + `"lots"`},
 		{`""`, 0, measure.Limit{}, nonneg + `""`},

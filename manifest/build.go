@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"math"
 	"os"
+	"strings"
 	"syscall"
 	"unicode/utf8"
 
@@ -282,6 +283,12 @@ func buildSources(ctx context.Context, opts Options, sc secrets.Scanner) (*Manif
 			m.ImplicitSources = append(m.ImplicitSources, rows[i].c.ID)
 		}
 		m.Sources = append(m.Sources, rows[i].source(est))
+		if rows[i].cause != "" {
+			if m.readErrors == nil {
+				m.readErrors = map[string]string{}
+			}
+			m.readErrors[rows[i].c.ID] = rows[i].cause
+		}
 		m.Fragments = append(m.Fragments, Fragment{ID: rows[i].c.ID, Text: string(rows[i].emitted)})
 	}
 	if m.Sources == nil {
@@ -330,6 +337,7 @@ type row struct {
 	c         discover.Candidate
 	canonical string
 	status    Status
+	cause     string         // why an unreadable source could not be read
 	raw       []byte         // the bytes read (also for empty and invalid UTF-8 files)
 	hasBytes  bool           // raw can establish equality (available or empty)
 	measured  bool           // sizes are known (available or empty)
@@ -373,7 +381,7 @@ func read(c discover.Candidate, max int64, canon *discover.Canonicals) row {
 		return r
 	}
 	r.canonical = canon.Canonical(c.Path)
-	r.status, r.raw = ReadSource(c.Path, max)
+	r.status, r.raw, r.cause = readSource(c.Path, max)
 	r.hasBytes = r.raw != nil
 	r.measured = r.hasBytes
 	return r
@@ -387,20 +395,39 @@ func read(c discover.Candidate, max int64, canon *discover.Canonicals) row {
 // bytes that are not UTF-8; empty when it has only space, tab, CR and LF.
 // maxBytes <= 0 uses DefaultMaxSourceBytes.
 func ReadSource(path string, maxBytes int64) (Status, []byte) {
+	st, b, _ := readSource(path, maxBytes)
+	return st, b
+}
+
+// readSource is [ReadSource], and for an unreadable file why, in a few
+// words ([Manifest.ReadError]).
+func readSource(path string, maxBytes int64) (Status, []byte, string) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxSourceBytes
 	}
 	b, _, err := fileio.Read(path, maxBytes)
 	switch {
 	case err != nil && (errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR)):
-		return StatusMissing, nil
-	case err != nil || !utf8.Valid(b):
-		return StatusUnreadable, nil
+		return StatusMissing, nil, ""
+	case err != nil:
+		return StatusUnreadable, nil, readCause(err)
+	case !utf8.Valid(b):
+		return StatusUnreadable, nil, "not UTF-8"
 	}
 	if b == nil {
 		b = []byte{}
 	}
-	return textStatus(b), b
+	return textStatus(b), b, ""
+}
+
+// readCause says why fileio.Read failed: "permission denied", "is a
+// directory", "not a regular file", "larger than N bytes".
+func readCause(err error) string {
+	d := fileio.Describe(err)
+	if cause, ok := strings.CutPrefix(d, "cannot read: "); ok {
+		return cause
+	}
+	return d
 }
 
 func textStatus(b []byte) Status {

@@ -115,6 +115,12 @@ func Relativize(m *Manifest, home string) (*Manifest, error) {
 	for i := range out.Redactions {
 		out.Redactions[i].ID = rename(out.Redactions[i].ID)
 	}
+	if m.readErrors != nil {
+		out.readErrors = make(map[string]string, len(m.readErrors))
+		for id, cause := range m.readErrors {
+			out.readErrors[rename(id)] = cause
+		}
+	}
 	for i := range out.Files {
 		out.Files[i].RealPath = r.path(out.Files[i].RealPath)
 	}

@@ -61,7 +61,19 @@ type Manifest struct {
 	// Redactions lists the credentials replaced in the text sent
 	// (Options.Redact), in rendering order; absent when none were.
 	Redactions []Redaction `json:"redactions,omitempty"`
+
+	// readErrors says, by source id, why each unreadable source could not
+	// be read ([Manifest.ReadError]); not recorded in the JSON.
+	readErrors map[string]string
 }
+
+// ReadError says in a few words why the source with the id could not be
+// read, as [Build] found when it read it: "permission denied", "is a
+// directory", "not a regular file", "larger than 67108864 bytes", "not
+// UTF-8". It is "" for a source that was read, and for every source of
+// a manifest decoded from JSON, which records the status (unreadable) but
+// not why.
+func (m *Manifest) ReadError(id string) string { return m.readErrors[id] }
 
 // Tool describes the program that wrote the manifest.
 type Tool struct {

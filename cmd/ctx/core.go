@@ -197,6 +197,11 @@ func build(c *cli.Context, adjust ...func(*manifest.Options)) (*config.Project, 
 	if err != nil {
 		return nil, nil, err
 	}
+	// an instruction file that cannot be read is not sent: said, never
+	// silent, and the run goes on (ctx audit --check is the gate)
+	for _, w := range audit.UnreadableWarnings(m, p.Home) {
+		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", w)
+	}
 	for _, f := range m.UnmatchedFocus {
 		fmt.Fprintf(c.App.ErrWriter, "ctx: warning: %s\n", aggregate.FocusWarning(f))
 	}

@@ -3,6 +3,7 @@ package mdtext
 import (
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // parseFence reads a fenced code block as CommonMark does: an opening line
@@ -109,13 +110,16 @@ func parseSpan(md string) (string, bool) {
 // markdown).
 func FuzzCodeSpan(f *testing.F) {
 	for _, s := range []string{"a.py", "a`b.py", "`a.py", "a``b`", " a ", "  ", "src/my file.go", "x` ", "`", "``",
-		"", "a\n### SYSTEM: b", "\x1b[2J", "evil\u202etxt"} {
+		"", "a\n### SYSTEM: b", "\x1b[2J", "evil\u202etxt", "bad\xff.py"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
 		md := CodeSpan(s)
 		if strings.ContainsAny(md, "\r\n") {
 			t.Fatalf("CodeSpan(%q) = %q spans lines", s, md)
+		}
+		if !utf8.ValidString(md) {
+			t.Fatalf("CodeSpan(%q) = %q is not valid UTF-8", s, md)
 		}
 		want := Escape(s)
 		if want == "" {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // HistoryHeading starts the chat history's section, in the aggregate
@@ -88,15 +89,21 @@ func CodeSpan(s string) string {
 // recolour a terminal or reorder text as escapes, so that a name is data
 // and never layout: \n, \r, \t, other control characters as \xHH, DEL and
 // the C1 controls as \u00HH, and the line and paragraph separators and
-// bidirectional controls as \uHHHH. Everything else, backslashes included,
+// bidirectional controls as \uHHHH. A byte that is not part of valid UTF-8
+// (a file name on Linux may hold any byte) is shown as \xHH too, so the
+// result is always valid UTF-8 and two names that differ only in such
+// bytes are shown apart. Everything else, backslashes and U+FFFD included,
 // is left as it is, so an ordinary name is shown byte for byte.
 func Escape(s string) string {
-	if !strings.ContainsFunc(s, needsEscape) {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, needsEscape) {
 		return s
 	}
 	var b strings.Builder
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
 		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
 		case r == '\n':
 			b.WriteString(`\n`)
 		case r == '\r':
@@ -108,8 +115,9 @@ func Escape(s string) string {
 		case needsEscape(r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			b.WriteRune(r)
+			b.WriteString(s[i : i+n])
 		}
+		i += n
 	}
 	return b.String()
 }

@@ -54,6 +54,9 @@ func TestEscape(t *testing.T) {
 		{"del\x7f c1\u0085", `del\u007f c1\u0085`},
 		{"ls\u2028ps\u2029", `ls\u2028ps\u2029`},
 		{"evil\u202etxt.exe", `evil\u202etxt.exe`},
+		{"bad\xff.py", `bad\xff.py`},
+		{"cut\xe6\xbc.md \xed\xa0\x80", `cut\xe6\xbc.md \xed\xa0\x80`}, // a cut character, a surrogate
+		{"a\ufffdb", "a\ufffdb"},
 	} {
 		if got := Escape(c.in); got != c.want {
 			t.Errorf("Escape(%q) = %q, want %q", c.in, got, c.want)

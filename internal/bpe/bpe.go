@@ -7,12 +7,13 @@
 // regexp2 split a run of white space that holds several line breaks at the
 // first one ("\n  \n" is "\n", "  \n" there, one piece in tiktoken), so
 // that, for example, a blank line holding spaces after a line break counts
-// one token too many. This package compiles tiktoken's published patterns
-// with regexp2's interpreter (regexp2.Compile never uses generated code)
-// and merges byte pairs as tiktoken's _byte_pair_merge does. Text that
-// looks like a special token ("<|endoftext|>") is ordinary text, as in
-// tiktoken's encode_ordinary. Package measure keeps all of this behind its
-// Estimator interface.
+// one token too many. This package splits text with hand-written matchers
+// of tiktoken's published patterns (split.go), which the tests hold to the
+// patterns compiled with regexp2's interpreter (regexp2.Compile, which
+// never uses generated code), and merges byte pairs as tiktoken's
+// _byte_pair_merge does. Text that looks like a special token
+// ("<|endoftext|>") is ordinary text, as in tiktoken's encode_ordinary.
+// Package measure keeps all of this behind its Estimator interface.
 package bpe
 
 import (
@@ -22,13 +23,13 @@ import (
 	"sync/atomic"
 	"unicode/utf8"
 
-	"github.com/dlclark/regexp2/v2"
 	"github.com/tiktoken-go/tokenizer"
 )
 
 // The pre-tokenizer patterns, as tiktoken publishes them (pat_str of
 // tiktoken_ext/openai_public.py, in the form without possessive
-// quantifiers that the tiktoken npm package also uses).
+// quantifiers that the tiktoken npm package also uses). splitO200k and
+// splitCl100k match them; the tests compare the two with regexp2.
 const (
 	o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
 		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
@@ -42,12 +43,14 @@ const (
 type Encoding struct {
 	name    string
 	pattern string
-	source  tokenizer.Encoding
+	// split returns the end of the pre-tokenizer's piece that starts at
+	// text[i] (valid UTF-8, i < len(text)), and how far it looked
+	split  func(text string, i int) (end, far int)
+	source tokenizer.Encoding
 	// size is the number of ordinary tokens (ids 0 to size-1).
 	size int
 
 	once  sync.Once
-	re    *regexp2.Regexp
 	ranks map[string]uint32
 	err   error
 	// loaded is set once ranks is (read by Loaded without the once)
@@ -55,8 +58,8 @@ type Encoding struct {
 }
 
 var (
-	o200k  = &Encoding{name: "o200k_base", pattern: o200kPattern, source: tokenizer.O200kBase, size: 199998}
-	cl100k = &Encoding{name: "cl100k_base", pattern: cl100kPattern, source: tokenizer.Cl100kBase, size: 100256}
+	o200k  = &Encoding{name: "o200k_base", pattern: o200kPattern, split: splitO200k, source: tokenizer.O200kBase, size: 199998}
+	cl100k = &Encoding{name: "cl100k_base", pattern: cl100kPattern, split: splitCl100k, source: tokenizer.Cl100kBase, size: 100256}
 )
 
 // O200kBase returns the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5,
@@ -69,17 +72,12 @@ func Cl100kBase() *Encoding { return cl100k }
 // Name returns tiktoken's name of the encoding, such as "o200k_base".
 func (e *Encoding) Name() string { return e.name }
 
-// load builds the pre-tokenizer and the rank of every token: its id, read
-// back from the embedded vocabulary by decoding each id alone.
+// load builds the rank of every token: its id, read back from the
+// embedded vocabulary by decoding each id alone; and the table of
+// character classes that the pre-tokenizers share.
 func (e *Encoding) load() {
 	e.once.Do(func() {
-		// Compile, not MustCompile: MustCompile would return the generated
-		// code registered for the same pattern (see the package comment)
-		re, err := regexp2.Compile(e.pattern, regexp2.None)
-		if err != nil {
-			e.err = err
-			return
-		}
+		loadClasses()
 		c, err := tokenizer.Get(e.source)
 		if err != nil {
 			e.err = err
@@ -99,7 +97,7 @@ func (e *Encoding) load() {
 			e.err = fmt.Errorf("%s: %d distinct tokens, want %d", e.name, len(ranks), e.size)
 			return
 		}
-		e.re, e.ranks = re, ranks
+		e.ranks = ranks
 		e.loaded.Store(true)
 	})
 	if e.err != nil {
@@ -112,24 +110,10 @@ func (e *Encoding) load() {
 // pieces calls yield with each piece of the pre-tokenizer, in order, and
 // its offset in bytes. Text must be valid UTF-8.
 func (e *Encoding) pieces(text string, yield func(piece string, offset int)) {
-	// regexp2 reports runes: walk text alongside to slice it in bytes
-	runePos, bytePos := 0, 0
-	advance := func(to int) {
-		for ; runePos < to; runePos++ {
-			_, n := utf8.DecodeRuneInString(text[bytePos:])
-			bytePos += n
-		}
-	}
-	m, err := e.re.FindStringMatch(text)
-	for ; m != nil && err == nil; m, err = e.re.FindNextMatch(m) {
-		advance(m.RuneIndex)
-		start := bytePos
-		advance(m.RuneIndex + m.RuneLength)
-		yield(text[start:bytePos], start)
-	}
-	if err != nil {
-		// regexp2 fails only on a match timeout, and none is set
-		panic("bpe: " + err.Error())
+	for i := 0; i < len(text); {
+		j, _ := e.split(text, i)
+		yield(text[i:j], i)
+		i = j
 	}
 }
 
@@ -146,15 +130,26 @@ func valid(text string) string {
 // is read as Go converts it to runes: each invalid byte is U+FFFD.
 func (e *Encoding) Count(text string) int {
 	e.load()
+	text = valid(text)
 	n := 0
-	e.pieces(valid(text), func(p string, _ int) {
-		if _, ok := e.ranks[p]; ok {
-			n++
-			return
-		}
-		n += len(e.merge(p)) - 1
-	})
+	for i := 0; i < len(text); {
+		j, _ := e.split(text, i)
+		n += e.countPiece(text[i:j])
+		i = j
+	}
 	return n
+}
+
+// countPiece returns the number of tokens of a piece.
+func (e *Encoding) countPiece(p string) int {
+	if _, ok := e.ranks[p]; ok || len(p) < 2 {
+		return 1
+	}
+	if len(p) >= heapThreshold {
+		return len(e.mergeHeap(p)) - 1
+	}
+	var buf [32]part // most pieces: no allocation
+	return len(e.mergeScan(p, buf[:0])) - 1
 }
 
 // Encode returns the ids of the tokens of text (see [Encoding.Count]).
@@ -202,7 +197,12 @@ func (e *Encoding) merge(piece string) []int {
 		return []int{0, len(piece)}[:len(piece)+1]
 	}
 	if len(piece) < heapThreshold {
-		return e.mergeScan(piece)
+		parts := e.mergeScan(piece, make([]part, 0, len(piece)+1))
+		out := make([]int, len(parts))
+		for i, p := range parts {
+			out[i] = p.start
+		}
+		return out
 	}
 	return e.mergeHeap(piece)
 }
@@ -221,14 +221,19 @@ func (e *Encoding) rank(s string) uint32 {
 	return noRank
 }
 
+// part is a part of a piece being merged: where it starts, and the rank of
+// merging it with the next part.
+type part struct {
+	start int
+	rank  uint32
+}
+
 // mergeScan is tiktoken's _byte_pair_merge: repeatedly merge the adjacent
-// pair whose union has the lowest rank, the leftmost on ties.
-func (e *Encoding) mergeScan(piece string) []int {
-	type part struct {
-		start int
-		rank  uint32
-	}
-	parts := make([]part, 0, len(piece)+1)
+// pair whose union has the lowest rank, the leftmost on ties. It returns
+// the parts left, whose starts are the tokens' boundaries (the last is
+// len(piece)), appended to parts (which should be empty, with room for
+// len(piece)+1 parts, to avoid allocating).
+func (e *Encoding) mergeScan(piece string, parts []part) []part {
 	for i := 0; i+1 < len(piece); i++ {
 		parts = append(parts, part{i, e.rank(piece[i : i+2])})
 	}
@@ -256,11 +261,7 @@ func (e *Encoding) mergeScan(piece string) []int {
 		parts[at].rank = rankAt(at)
 		parts = append(parts[:at+1], parts[at+2:]...)
 	}
-	out := make([]int, len(parts))
-	for i, p := range parts {
-		out[i] = p.start
-	}
-	return out
+	return parts
 }
 
 // mergeHeap makes the same merges as mergeScan with a min-heap of

@@ -1,29 +1,27 @@
 // Package bpe splits text into the tokens of OpenAI's byte-pair encodings
-// o200k_base and cl100k_base exactly as OpenAI's tiktoken does, offline,
-// with the vocabularies that github.com/tiktoken-go/tokenizer embeds.
+// o200k_base and cl100k_base exactly as OpenAI's tiktoken does, offline.
 //
-// Only the vocabularies come from that package. Its pre-tokenizer is not
-// used: the regular expressions it registers as generated code with
-// regexp2 split a run of white space that holds several line breaks at the
-// first one ("\n  \n" is "\n", "  \n" there, one piece in tiktoken), so
-// that, for example, a blank line holding spaces after a line break counts
-// one token too many. This package splits text with hand-written matchers
-// of tiktoken's published patterns (split.go), which the tests hold to the
-// patterns compiled with regexp2's interpreter (regexp2.Compile, which
-// never uses generated code), and merges byte pairs as tiktoken's
-// _byte_pair_merge does. Text that looks like a special token
-// ("<|endoftext|>") is ordinary text, as in tiktoken's encode_ordinary.
-// Package measure keeps all of this behind its Estimator interface.
+// The vocabularies are those that github.com/tiktoken-go/tokenizer
+// embeds, kept here as hash tables built in advance (vocab.go), which load
+// in no time. Its pre-tokenizer is not used: the regular expressions it
+// registers as generated code with regexp2 split a run of white space that
+// holds several line breaks at the first one ("\n  \n" is "\n", "  \n"
+// there, one piece in tiktoken), so that, for example, a blank line holding
+// spaces after a line break counts one token too many. This package splits
+// text with hand-written matchers of tiktoken's published patterns
+// (split.go), which the tests hold to the patterns compiled with regexp2's
+// interpreter (regexp2.Compile, which never uses generated code), and
+// merges byte pairs as tiktoken's _byte_pair_merge does. Text that looks
+// like a special token ("<|endoftext|>") is ordinary text, as in tiktoken's
+// encode_ordinary. Package measure keeps all of this behind its Estimator
+// interface.
 package bpe
 
 import (
 	"fmt"
-	"math"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // The pre-tokenizer patterns, as tiktoken publishes them (pat_str of
@@ -45,21 +43,21 @@ type Encoding struct {
 	pattern string
 	// split returns the end of the pre-tokenizer's piece that starts at
 	// text[i] (valid UTF-8, i < len(text)), and how far it looked
-	split  func(text string, i int) (end, far int)
-	source tokenizer.Encoding
+	split func(text string, i int) (end, far int)
+	file  *string // the embedded vocabulary file
 	// size is the number of ordinary tokens (ids 0 to size-1).
 	size int
 
 	once  sync.Once
-	ranks map[string]uint32
+	vocab *vocab
 	err   error
-	// loaded is set once ranks is (read by Loaded without the once)
+	// loaded is set once vocab is (read by Loaded without the once)
 	loaded atomic.Bool
 }
 
 var (
-	o200k  = &Encoding{name: "o200k_base", pattern: o200kPattern, split: splitO200k, source: tokenizer.O200kBase, size: 199998}
-	cl100k = &Encoding{name: "cl100k_base", pattern: cl100kPattern, split: splitCl100k, source: tokenizer.Cl100kBase, size: 100256}
+	o200k  = &Encoding{name: "o200k_base", pattern: o200kPattern, split: splitO200k, file: &o200kVocab, size: 199998}
+	cl100k = &Encoding{name: "cl100k_base", pattern: cl100kPattern, split: splitCl100k, file: &cl100kVocab, size: 100256}
 )
 
 // O200kBase returns the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5,
@@ -72,32 +70,16 @@ func Cl100kBase() *Encoding { return cl100k }
 // Name returns tiktoken's name of the encoding, such as "o200k_base".
 func (e *Encoding) Name() string { return e.name }
 
-// load builds the rank of every token: its id, read back from the
-// embedded vocabulary by decoding each id alone; and the table of
-// character classes that the pre-tokenizers share.
+// load reads the embedded vocabulary and builds the table of character
+// classes that the pre-tokenizers share.
 func (e *Encoding) load() {
 	e.once.Do(func() {
 		loadClasses()
-		c, err := tokenizer.Get(e.source)
-		if err != nil {
-			e.err = err
+		e.vocab, e.err = parseVocab(*e.file, e.size)
+		if e.err != nil {
+			e.err = fmt.Errorf("%s: %w", e.name, e.err)
 			return
 		}
-		c.SetErrorMode(tokenizer.ErrorModeNone) // tokens may hold part of a character
-		ranks := make(map[string]uint32, e.size)
-		for id := range e.size {
-			tok, err := c.Decode([]uint{uint(id)})
-			if err != nil {
-				e.err = fmt.Errorf("%s: token %d: %w", e.name, id, err)
-				return
-			}
-			ranks[tok] = uint32(id)
-		}
-		if len(ranks) != e.size {
-			e.err = fmt.Errorf("%s: %d distinct tokens, want %d", e.name, len(ranks), e.size)
-			return
-		}
-		e.ranks = ranks
 		e.loaded.Store(true)
 	})
 	if e.err != nil {
@@ -142,7 +124,7 @@ func (e *Encoding) Count(text string) int {
 
 // countPiece returns the number of tokens of a piece.
 func (e *Encoding) countPiece(p string) int {
-	if _, ok := e.ranks[p]; ok || len(p) < 2 {
+	if len(p) < 2 || e.vocab.rank(p) != noRank {
 		return 1
 	}
 	if len(p) >= heapThreshold {
@@ -157,13 +139,13 @@ func (e *Encoding) Encode(text string) []uint32 {
 	e.load()
 	var ids []uint32
 	e.pieces(valid(text), func(p string, _ int) {
-		if id, ok := e.ranks[p]; ok {
+		if id := e.vocab.rank(p); id != noRank {
 			ids = append(ids, id)
 			return
 		}
 		b := e.merge(p)
 		for i := 0; i+1 < len(b); i++ {
-			ids = append(ids, e.ranks[p[b[i]:b[i+1]]])
+			ids = append(ids, e.vocab.rank(p[b[i]:b[i+1]]))
 		}
 	})
 	return ids
@@ -179,7 +161,7 @@ func (e *Encoding) Ends(text string) (ends []int, ok bool) {
 	}
 	e.load()
 	e.pieces(text, func(p string, at int) {
-		if _, ok := e.ranks[p]; ok {
+		if e.vocab.rank(p) != noRank {
 			ends = append(ends, at+len(p))
 			return
 		}
@@ -212,15 +194,6 @@ func (e *Encoding) merge(piece string) []int {
 // tokens.
 const heapThreshold = 128
 
-const noRank = math.MaxUint32
-
-func (e *Encoding) rank(s string) uint32 {
-	if r, ok := e.ranks[s]; ok {
-		return r
-	}
-	return noRank
-}
-
 // part is a part of a piece being merged: where it starts, and the rank of
 // merging it with the next part.
 type part struct {
@@ -235,13 +208,13 @@ type part struct {
 // len(piece)+1 parts, to avoid allocating).
 func (e *Encoding) mergeScan(piece string, parts []part) []part {
 	for i := 0; i+1 < len(piece); i++ {
-		parts = append(parts, part{i, e.rank(piece[i : i+2])})
+		parts = append(parts, part{i, e.vocab.rank(piece[i : i+2])})
 	}
 	parts = append(parts, part{len(piece) - 1, noRank}, part{len(piece), noRank})
 	// rankAt is the rank of merging parts i and i+1 once i+1 and i+2 are merged
 	rankAt := func(i int) uint32 {
 		if i+3 < len(parts) {
-			return e.rank(piece[parts[i].start:parts[i+3].start])
+			return e.vocab.rank(piece[parts[i].start:parts[i+3].start])
 		}
 		return noRank
 	}
@@ -281,7 +254,7 @@ func (e *Encoding) mergeHeap(piece string) []int {
 		if j < 0 || next[j] < 0 {
 			return noRank
 		}
-		return e.rank(piece[i:next[j]])
+		return e.vocab.rank(piece[i:next[j]])
 	}
 	h := &pairHeap{}
 	for i := 0; i+1 < n; i++ {

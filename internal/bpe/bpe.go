@@ -19,6 +19,8 @@ package bpe
 
 import (
 	"fmt"
+	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
@@ -105,7 +107,24 @@ func valid(text string) string {
 	if utf8.ValidString(text) {
 		return text
 	}
-	return string([]rune(text))
+	var b strings.Builder
+	b.Grow(len(text) + len(text)/2)
+	from := 0 // text[from:i] is valid, not yet written
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteString(text[from:i])
+			b.WriteRune(utf8.RuneError)
+			from = i + 1
+		}
+		i += n
+	}
+	b.WriteString(text[from:])
+	return b.String()
 }
 
 // Count returns the number of tokens of text. Text that is not valid UTF-8
@@ -240,34 +259,45 @@ func (e *Encoding) mergeScan(piece string, parts []part) []part {
 // mergeHeap makes the same merges as mergeScan with a min-heap of
 // candidate pairs ordered by rank, then by position, over a linked list of
 // parts; a candidate whose pair has changed since it was pushed is skipped.
+// It allocates about 20 bytes for each byte of piece (int32 indexes, for
+// any piece shorter than 2 GiB).
 func (e *Encoding) mergeHeap(piece string) []int {
-	n := len(piece)
-	next := make([]int, n+1)
-	prev := make([]int, n+1)
+	if len(piece) < math.MaxInt32 {
+		return mergeHeap[int32](e.vocab, piece)
+	}
+	return mergeHeap[int](e.vocab, piece)
+}
+
+func mergeHeap[I int32 | int](v *vocab, piece string) []int {
+	n := I(len(piece))
+	next := make([]I, n+1)
+	prev := make([]I, n+1)
 	rank := make([]uint32, n+1) // rank of merging the part at i with the next one
 	for i := range next {
-		next[i], prev[i], rank[i] = i+1, i-1, noRank
+		next[i], prev[i], rank[i] = I(i)+1, I(i)-1, noRank
 	}
 	next[n] = -1
-	pairRank := func(i int) uint32 {
+	pairRank := func(i I) uint32 {
 		j := next[i]
 		if j < 0 || next[j] < 0 {
 			return noRank
 		}
-		return e.vocab.rank(piece[i:next[j]])
+		return v.rank(piece[i:next[j]])
 	}
-	h := &pairHeap{}
-	for i := 0; i+1 < n; i++ {
+	h := pairHeap(make([]uint64, 0, n))
+	for i := I(0); i+1 < n; i++ {
 		if r := pairRank(i); r != noRank {
 			rank[i] = r
-			h.items = append(h.items, pair{r, i})
+			h = append(h, pairKey(r, int(i)))
 		}
 	}
 	h.init()
-	for len(h.items) > 0 {
-		top := h.pop()
-		i := top.at
-		if rank[i] != top.rank || next[i] < 0 {
+	tokens := int(n)
+	for len(h) > 0 {
+		var top uint64
+		top, h = h.pop()
+		i := I(top & atMask)
+		if rank[i] != uint32(top>>atBits) || next[i] < 0 {
 			continue // stale: the pair at i changed after it was pushed
 		}
 		j := next[i]
@@ -277,77 +307,81 @@ func (e *Encoding) mergeHeap(piece string) []int {
 		if k >= 0 {
 			prev[k] = i
 		}
-		for _, b := range [2]int{i, prev[i]} {
+		tokens--
+		for _, b := range [2]I{i, prev[i]} {
 			if b < 0 {
 				continue
 			}
 			rank[b] = pairRank(b)
 			if rank[b] != noRank {
-				h.push(pair{rank[b], b})
+				h = h.push(pairKey(rank[b], int(b)))
 			}
 		}
 	}
-	var out []int
-	for i := 0; i >= 0; i = next[i] {
-		out = append(out, i)
+	out := make([]int, 0, tokens+1)
+	for i := I(0); i >= 0; i = next[i] {
+		out = append(out, int(i))
 	}
 	return out
 }
 
-type pair struct {
-	rank uint32
-	at   int
-}
+// A candidate pair is a number that orders pairs by rank, then by
+// position: the rank (under 1<<rankBits) above atBits bits of position.
+const (
+	atBits = 64 - rankBits
+	atMask = 1<<atBits - 1
+)
 
-// pairHeap is a binary min-heap of pairs by rank, then position.
-type pairHeap struct{ items []pair }
+func pairKey(rank uint32, at int) uint64 { return uint64(rank)<<atBits | uint64(at) }
 
-func (h *pairHeap) less(a, b int) bool {
-	x, y := h.items[a], h.items[b]
-	return x.rank < y.rank || x.rank == y.rank && x.at < y.at
-}
+// pairHeap is a 4-ary min-heap of pair keys: half the levels of a binary
+// heap, and the children of a node side by side in memory.
+type pairHeap []uint64
 
-func (h *pairHeap) init() {
-	for i := len(h.items)/2 - 1; i >= 0; i-- {
+func (h pairHeap) init() {
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
 		h.down(i)
 	}
 }
 
-func (h *pairHeap) push(p pair) {
-	h.items = append(h.items, p)
-	for i := len(h.items) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h.less(i, parent) {
+func (h pairHeap) push(k uint64) pairHeap {
+	h = append(h, k)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 4
+		if h[parent] <= h[i] {
 			break
 		}
-		h.items[i], h.items[parent] = h.items[parent], h.items[i]
+		h[i], h[parent] = h[parent], h[i]
 		i = parent
 	}
+	return h
 }
 
-func (h *pairHeap) pop() pair {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
+func (h pairHeap) pop() (uint64, pairHeap) {
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
 	h.down(0)
-	return top
+	return top, h
 }
 
-func (h *pairHeap) down(i int) {
+func (h pairHeap) down(i int) {
 	for {
-		l := 2*i + 1
-		if l >= len(h.items) {
+		first := 4*i + 1
+		if first >= len(h) {
 			return
 		}
-		m := l
-		if r := l + 1; r < len(h.items) && h.less(r, l) {
-			m = r
+		m := first
+		for c := first + 1; c < min(first+4, len(h)); c++ {
+			if h[c] < h[m] {
+				m = c
+			}
 		}
-		if !h.less(m, i) {
+		if h[i] <= h[m] {
 			return
 		}
-		h.items[i], h.items[m] = h.items[m], h.items[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
 }

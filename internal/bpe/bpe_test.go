@@ -33,6 +33,10 @@ func TestMergeHeapIsScan(t *testing.T) {
 			if got := e.mergeHeap(p); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: %q: heap %v, scan %v", e.Name(), p, got, want)
 			}
+			// the heap of pieces of 2 GiB and more, with int indexes
+			if got := mergeHeap[int](e.vocab, p); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: %q: heap (int) %v, scan %v", e.Name(), p, got, want)
+			}
 		}
 	}
 }

@@ -36,7 +36,7 @@ func O200kBase() Estimator { return o200kBase }
 func Cl100kBase() Estimator { return cl100kBase }
 
 // bpeEstimator is an exact byte-pair-encoding estimator (internal/bpe,
-// which keeps github.com/tiktoken-go/tokenizer behind it).
+// whose vocabularies come from github.com/tiktoken-go/tokenizer).
 type bpeEstimator struct {
 	name string
 	enc  *bpe.Encoding

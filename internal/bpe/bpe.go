@@ -1,34 +1,35 @@
 // Package bpe splits text into the tokens of OpenAI's byte-pair encodings
-// o200k_base and cl100k_base exactly as OpenAI's tiktoken does, offline,
-// with the vocabularies that github.com/tiktoken-go/tokenizer embeds.
+// o200k_base and cl100k_base exactly as OpenAI's tiktoken does, offline.
 //
-// Only the vocabularies come from that package. Its pre-tokenizer is not
-// used: the regular expressions it registers as generated code with
-// regexp2 split a run of white space that holds several line breaks at the
-// first one ("\n  \n" is "\n", "  \n" there, one piece in tiktoken), so
-// that, for example, a blank line holding spaces after a line break counts
-// one token too many. This package compiles tiktoken's published patterns
-// with regexp2's interpreter (regexp2.Compile never uses generated code)
-// and merges byte pairs as tiktoken's _byte_pair_merge does. Text that
-// looks like a special token ("<|endoftext|>") is ordinary text, as in
-// tiktoken's encode_ordinary. Package measure keeps all of this behind its
-// Estimator interface.
+// The vocabularies are those that github.com/tiktoken-go/tokenizer
+// embeds, kept here as hash tables built in advance (vocab.go), which load
+// in no time. Its pre-tokenizer is not used: the regular expressions it
+// registers as generated code with regexp2 split a run of white space that
+// holds several line breaks at the first one ("\n  \n" is "\n", "  \n"
+// there, one piece in tiktoken), so that, for example, a blank line holding
+// spaces after a line break counts one token too many. This package splits
+// text with hand-written matchers of tiktoken's published patterns
+// (split.go), which the tests hold to the patterns compiled with regexp2's
+// interpreter (regexp2.Compile, which never uses generated code), and
+// merges byte pairs as tiktoken's _byte_pair_merge does. Text that looks
+// like a special token ("<|endoftext|>") is ordinary text, as in tiktoken's
+// encode_ordinary. Package measure keeps all of this behind its Estimator
+// interface.
 package bpe
 
 import (
 	"fmt"
 	"math"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"unicode/utf8"
-
-	"github.com/dlclark/regexp2/v2"
-	"github.com/tiktoken-go/tokenizer"
 )
 
 // The pre-tokenizer patterns, as tiktoken publishes them (pat_str of
 // tiktoken_ext/openai_public.py, in the form without possessive
-// quantifiers that the tiktoken npm package also uses).
+// quantifiers that the tiktoken npm package also uses). splitO200k and
+// splitCl100k match them; the tests compare the two with regexp2.
 const (
 	o200kPattern = `[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]*[\p{Ll}\p{Lm}\p{Lo}\p{M}]+(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
 		`|[^\r\n\p{L}\p{N}]?[\p{Lu}\p{Lt}\p{Lm}\p{Lo}\p{M}]+[\p{Ll}\p{Lm}\p{Lo}\p{M}]*(?i:'s|'t|'re|'ve|'m|'ll|'d)?` +
@@ -42,21 +43,23 @@ const (
 type Encoding struct {
 	name    string
 	pattern string
-	source  tokenizer.Encoding
+	// split returns the end of the pre-tokenizer's piece that starts at
+	// text[i] (valid UTF-8, i < len(text)), and how far it looked
+	split func(text string, i int) (end, far int)
+	file  *string // the embedded vocabulary file
 	// size is the number of ordinary tokens (ids 0 to size-1).
 	size int
 
 	once  sync.Once
-	re    *regexp2.Regexp
-	ranks map[string]uint32
+	vocab *vocab
 	err   error
-	// loaded is set once ranks is (read by Loaded without the once)
+	// loaded is set once vocab is (read by Loaded without the once)
 	loaded atomic.Bool
 }
 
 var (
-	o200k  = &Encoding{name: "o200k_base", pattern: o200kPattern, source: tokenizer.O200kBase, size: 199998}
-	cl100k = &Encoding{name: "cl100k_base", pattern: cl100kPattern, source: tokenizer.Cl100kBase, size: 100256}
+	o200k  = &Encoding{name: "o200k_base", pattern: o200kPattern, split: splitO200k, file: &o200kVocab, size: 199998}
+	cl100k = &Encoding{name: "cl100k_base", pattern: cl100kPattern, split: splitCl100k, file: &cl100kVocab, size: 100256}
 )
 
 // O200kBase returns the o200k_base encoding (GPT-4o, GPT-4.1, GPT-5,
@@ -69,37 +72,16 @@ func Cl100kBase() *Encoding { return cl100k }
 // Name returns tiktoken's name of the encoding, such as "o200k_base".
 func (e *Encoding) Name() string { return e.name }
 
-// load builds the pre-tokenizer and the rank of every token: its id, read
-// back from the embedded vocabulary by decoding each id alone.
+// load reads the embedded vocabulary and builds the table of character
+// classes that the pre-tokenizers share.
 func (e *Encoding) load() {
 	e.once.Do(func() {
-		// Compile, not MustCompile: MustCompile would return the generated
-		// code registered for the same pattern (see the package comment)
-		re, err := regexp2.Compile(e.pattern, regexp2.None)
-		if err != nil {
-			e.err = err
+		loadClasses()
+		e.vocab, e.err = parseVocab(*e.file, e.size)
+		if e.err != nil {
+			e.err = fmt.Errorf("%s: %w", e.name, e.err)
 			return
 		}
-		c, err := tokenizer.Get(e.source)
-		if err != nil {
-			e.err = err
-			return
-		}
-		c.SetErrorMode(tokenizer.ErrorModeNone) // tokens may hold part of a character
-		ranks := make(map[string]uint32, e.size)
-		for id := range e.size {
-			tok, err := c.Decode([]uint{uint(id)})
-			if err != nil {
-				e.err = fmt.Errorf("%s: token %d: %w", e.name, id, err)
-				return
-			}
-			ranks[tok] = uint32(id)
-		}
-		if len(ranks) != e.size {
-			e.err = fmt.Errorf("%s: %d distinct tokens, want %d", e.name, len(ranks), e.size)
-			return
-		}
-		e.re, e.ranks = re, ranks
 		e.loaded.Store(true)
 	})
 	if e.err != nil {
@@ -112,24 +94,10 @@ func (e *Encoding) load() {
 // pieces calls yield with each piece of the pre-tokenizer, in order, and
 // its offset in bytes. Text must be valid UTF-8.
 func (e *Encoding) pieces(text string, yield func(piece string, offset int)) {
-	// regexp2 reports runes: walk text alongside to slice it in bytes
-	runePos, bytePos := 0, 0
-	advance := func(to int) {
-		for ; runePos < to; runePos++ {
-			_, n := utf8.DecodeRuneInString(text[bytePos:])
-			bytePos += n
-		}
-	}
-	m, err := e.re.FindStringMatch(text)
-	for ; m != nil && err == nil; m, err = e.re.FindNextMatch(m) {
-		advance(m.RuneIndex)
-		start := bytePos
-		advance(m.RuneIndex + m.RuneLength)
-		yield(text[start:bytePos], start)
-	}
-	if err != nil {
-		// regexp2 fails only on a match timeout, and none is set
-		panic("bpe: " + err.Error())
+	for i := 0; i < len(text); {
+		j, _ := e.split(text, i)
+		yield(text[i:j], i)
+		i = j
 	}
 }
 
@@ -139,22 +107,50 @@ func valid(text string) string {
 	if utf8.ValidString(text) {
 		return text
 	}
-	return string([]rune(text))
+	var b strings.Builder
+	b.Grow(len(text) + len(text)/2)
+	from := 0 // text[from:i] is valid, not yet written
+	for i := 0; i < len(text); {
+		if text[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(text[i:])
+		if r == utf8.RuneError && n == 1 {
+			b.WriteString(text[from:i])
+			b.WriteRune(utf8.RuneError)
+			from = i + 1
+		}
+		i += n
+	}
+	b.WriteString(text[from:])
+	return b.String()
 }
 
 // Count returns the number of tokens of text. Text that is not valid UTF-8
 // is read as Go converts it to runes: each invalid byte is U+FFFD.
 func (e *Encoding) Count(text string) int {
 	e.load()
+	text = valid(text)
 	n := 0
-	e.pieces(valid(text), func(p string, _ int) {
-		if _, ok := e.ranks[p]; ok {
-			n++
-			return
-		}
-		n += len(e.merge(p)) - 1
-	})
+	for i := 0; i < len(text); {
+		j, _ := e.split(text, i)
+		n += e.countPiece(text[i:j])
+		i = j
+	}
 	return n
+}
+
+// countPiece returns the number of tokens of a piece.
+func (e *Encoding) countPiece(p string) int {
+	if len(p) < 2 || e.vocab.rank(p) != noRank {
+		return 1
+	}
+	if len(p) >= heapThreshold {
+		return len(e.mergeHeap(p)) - 1
+	}
+	var buf [32]part // most pieces: no allocation
+	return len(e.mergeScan(p, buf[:0])) - 1
 }
 
 // Encode returns the ids of the tokens of text (see [Encoding.Count]).
@@ -162,13 +158,13 @@ func (e *Encoding) Encode(text string) []uint32 {
 	e.load()
 	var ids []uint32
 	e.pieces(valid(text), func(p string, _ int) {
-		if id, ok := e.ranks[p]; ok {
+		if id := e.vocab.rank(p); id != noRank {
 			ids = append(ids, id)
 			return
 		}
 		b := e.merge(p)
 		for i := 0; i+1 < len(b); i++ {
-			ids = append(ids, e.ranks[p[b[i]:b[i+1]]])
+			ids = append(ids, e.vocab.rank(p[b[i]:b[i+1]]))
 		}
 	})
 	return ids
@@ -184,7 +180,7 @@ func (e *Encoding) Ends(text string) (ends []int, ok bool) {
 	}
 	e.load()
 	e.pieces(text, func(p string, at int) {
-		if _, ok := e.ranks[p]; ok {
+		if e.vocab.rank(p) != noRank {
 			ends = append(ends, at+len(p))
 			return
 		}
@@ -202,7 +198,12 @@ func (e *Encoding) merge(piece string) []int {
 		return []int{0, len(piece)}[:len(piece)+1]
 	}
 	if len(piece) < heapThreshold {
-		return e.mergeScan(piece)
+		parts := e.mergeScan(piece, make([]part, 0, len(piece)+1))
+		out := make([]int, len(parts))
+		for i, p := range parts {
+			out[i] = p.start
+		}
+		return out
 	}
 	return e.mergeHeap(piece)
 }
@@ -212,31 +213,27 @@ func (e *Encoding) merge(piece string) []int {
 // tokens.
 const heapThreshold = 128
 
-const noRank = math.MaxUint32
-
-func (e *Encoding) rank(s string) uint32 {
-	if r, ok := e.ranks[s]; ok {
-		return r
-	}
-	return noRank
+// part is a part of a piece being merged: where it starts, and the rank of
+// merging it with the next part.
+type part struct {
+	start int
+	rank  uint32
 }
 
 // mergeScan is tiktoken's _byte_pair_merge: repeatedly merge the adjacent
-// pair whose union has the lowest rank, the leftmost on ties.
-func (e *Encoding) mergeScan(piece string) []int {
-	type part struct {
-		start int
-		rank  uint32
-	}
-	parts := make([]part, 0, len(piece)+1)
+// pair whose union has the lowest rank, the leftmost on ties. It returns
+// the parts left, whose starts are the tokens' boundaries (the last is
+// len(piece)), appended to parts (which should be empty, with room for
+// len(piece)+1 parts, to avoid allocating).
+func (e *Encoding) mergeScan(piece string, parts []part) []part {
 	for i := 0; i+1 < len(piece); i++ {
-		parts = append(parts, part{i, e.rank(piece[i : i+2])})
+		parts = append(parts, part{i, e.vocab.rank(piece[i : i+2])})
 	}
 	parts = append(parts, part{len(piece) - 1, noRank}, part{len(piece), noRank})
 	// rankAt is the rank of merging parts i and i+1 once i+1 and i+2 are merged
 	rankAt := func(i int) uint32 {
 		if i+3 < len(parts) {
-			return e.rank(piece[parts[i].start:parts[i+3].start])
+			return e.vocab.rank(piece[parts[i].start:parts[i+3].start])
 		}
 		return noRank
 	}
@@ -256,44 +253,51 @@ func (e *Encoding) mergeScan(piece string) []int {
 		parts[at].rank = rankAt(at)
 		parts = append(parts[:at+1], parts[at+2:]...)
 	}
-	out := make([]int, len(parts))
-	for i, p := range parts {
-		out[i] = p.start
-	}
-	return out
+	return parts
 }
 
 // mergeHeap makes the same merges as mergeScan with a min-heap of
 // candidate pairs ordered by rank, then by position, over a linked list of
 // parts; a candidate whose pair has changed since it was pushed is skipped.
+// It allocates about 20 bytes for each byte of piece (int32 indexes, for
+// any piece shorter than 2 GiB).
 func (e *Encoding) mergeHeap(piece string) []int {
-	n := len(piece)
-	next := make([]int, n+1)
-	prev := make([]int, n+1)
+	if len(piece) < math.MaxInt32 {
+		return mergeHeap[int32](e.vocab, piece)
+	}
+	return mergeHeap[int](e.vocab, piece)
+}
+
+func mergeHeap[I int32 | int](v *vocab, piece string) []int {
+	n := I(len(piece))
+	next := make([]I, n+1)
+	prev := make([]I, n+1)
 	rank := make([]uint32, n+1) // rank of merging the part at i with the next one
 	for i := range next {
-		next[i], prev[i], rank[i] = i+1, i-1, noRank
+		next[i], prev[i], rank[i] = I(i)+1, I(i)-1, noRank
 	}
 	next[n] = -1
-	pairRank := func(i int) uint32 {
+	pairRank := func(i I) uint32 {
 		j := next[i]
 		if j < 0 || next[j] < 0 {
 			return noRank
 		}
-		return e.rank(piece[i:next[j]])
+		return v.rank(piece[i:next[j]])
 	}
-	h := &pairHeap{}
-	for i := 0; i+1 < n; i++ {
+	h := pairHeap(make([]uint64, 0, n))
+	for i := I(0); i+1 < n; i++ {
 		if r := pairRank(i); r != noRank {
 			rank[i] = r
-			h.items = append(h.items, pair{r, i})
+			h = append(h, pairKey(r, int(i)))
 		}
 	}
 	h.init()
-	for len(h.items) > 0 {
-		top := h.pop()
-		i := top.at
-		if rank[i] != top.rank || next[i] < 0 {
+	tokens := int(n)
+	for len(h) > 0 {
+		var top uint64
+		top, h = h.pop()
+		i := I(top & atMask)
+		if rank[i] != uint32(top>>atBits) || next[i] < 0 {
 			continue // stale: the pair at i changed after it was pushed
 		}
 		j := next[i]
@@ -303,77 +307,81 @@ func (e *Encoding) mergeHeap(piece string) []int {
 		if k >= 0 {
 			prev[k] = i
 		}
-		for _, b := range [2]int{i, prev[i]} {
+		tokens--
+		for _, b := range [2]I{i, prev[i]} {
 			if b < 0 {
 				continue
 			}
 			rank[b] = pairRank(b)
 			if rank[b] != noRank {
-				h.push(pair{rank[b], b})
+				h = h.push(pairKey(rank[b], int(b)))
 			}
 		}
 	}
-	var out []int
-	for i := 0; i >= 0; i = next[i] {
-		out = append(out, i)
+	out := make([]int, 0, tokens+1)
+	for i := I(0); i >= 0; i = next[i] {
+		out = append(out, int(i))
 	}
 	return out
 }
 
-type pair struct {
-	rank uint32
-	at   int
-}
+// A candidate pair is a number that orders pairs by rank, then by
+// position: the rank (under 1<<rankBits) above atBits bits of position.
+const (
+	atBits = 64 - rankBits
+	atMask = 1<<atBits - 1
+)
 
-// pairHeap is a binary min-heap of pairs by rank, then position.
-type pairHeap struct{ items []pair }
+func pairKey(rank uint32, at int) uint64 { return uint64(rank)<<atBits | uint64(at) }
 
-func (h *pairHeap) less(a, b int) bool {
-	x, y := h.items[a], h.items[b]
-	return x.rank < y.rank || x.rank == y.rank && x.at < y.at
-}
+// pairHeap is a 4-ary min-heap of pair keys: half the levels of a binary
+// heap, and the children of a node side by side in memory.
+type pairHeap []uint64
 
-func (h *pairHeap) init() {
-	for i := len(h.items)/2 - 1; i >= 0; i-- {
+func (h pairHeap) init() {
+	for i := (len(h) - 2) / 4; i >= 0; i-- {
 		h.down(i)
 	}
 }
 
-func (h *pairHeap) push(p pair) {
-	h.items = append(h.items, p)
-	for i := len(h.items) - 1; i > 0; {
-		parent := (i - 1) / 2
-		if !h.less(i, parent) {
+func (h pairHeap) push(k uint64) pairHeap {
+	h = append(h, k)
+	for i := len(h) - 1; i > 0; {
+		parent := (i - 1) / 4
+		if h[parent] <= h[i] {
 			break
 		}
-		h.items[i], h.items[parent] = h.items[parent], h.items[i]
+		h[i], h[parent] = h[parent], h[i]
 		i = parent
 	}
+	return h
 }
 
-func (h *pairHeap) pop() pair {
-	top := h.items[0]
-	last := len(h.items) - 1
-	h.items[0] = h.items[last]
-	h.items = h.items[:last]
+func (h pairHeap) pop() (uint64, pairHeap) {
+	top := h[0]
+	last := len(h) - 1
+	h[0] = h[last]
+	h = h[:last]
 	h.down(0)
-	return top
+	return top, h
 }
 
-func (h *pairHeap) down(i int) {
+func (h pairHeap) down(i int) {
 	for {
-		l := 2*i + 1
-		if l >= len(h.items) {
+		first := 4*i + 1
+		if first >= len(h) {
 			return
 		}
-		m := l
-		if r := l + 1; r < len(h.items) && h.less(r, l) {
-			m = r
+		m := first
+		for c := first + 1; c < min(first+4, len(h)); c++ {
+			if h[c] < h[m] {
+				m = c
+			}
 		}
-		if !h.less(m, i) {
+		if h[i] <= h[m] {
 			return
 		}
-		h.items[i], h.items[m] = h.items[m], h.items[i]
+		h[i], h[m] = h[m], h[i]
 		i = m
 	}
 }

@@ -26,8 +26,16 @@ func TestMergeHeapIsScan(t *testing.T) {
 			if i%10 == 0 {
 				p = strings.Repeat(alphabet[r.Intn(len(alphabet))], 1+r.Intn(300))
 			}
-			if got, want := e.mergeHeap(p), e.mergeScan(p); !reflect.DeepEqual(got, want) {
+			var want []int
+			for _, q := range e.mergeScan(p, nil) {
+				want = append(want, q.start)
+			}
+			if got := e.mergeHeap(p); !reflect.DeepEqual(got, want) {
 				t.Fatalf("%s: %q: heap %v, scan %v", e.Name(), p, got, want)
+			}
+			// the heap of pieces of 2 GiB and more, with int indexes
+			if got := mergeHeap[int](e.vocab, p); !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: %q: heap (int) %v, scan %v", e.Name(), p, got, want)
 			}
 		}
 	}

@@ -105,11 +105,18 @@ func (m *Manifest) RedactionSummary() string {
 // ScanName is the name the text of source s is scanned for secrets under,
 // which the paths of an allowlist match: its path relative to the project
 // directory with forward slashes when it lies inside it, else its path as
-// recorded (a relative manifest's "~/..." or "../..."), and its id when it
-// is inline text.
+// recorded (a relative manifest's "~/..." or "../..."), its real path when
+// it is a link that leads outside the project, and its id when it is
+// inline text.
 func (m *Manifest) ScanName(s *Source) string {
 	if s.Path == "" {
 		return s.ID
+	}
+	if m.OutsideProject(s.CanonicalPath) {
+		// a link in the project to a file outside it is that file (as the
+		// audit's outside_project finding judges it): its real path, to
+		// which no allowlist of the project applies
+		return filepath.ToSlash(s.CanonicalPath)
 	}
 	p := s.Path
 	if filepath.IsAbs(p) && m.ProjectDir != "" {

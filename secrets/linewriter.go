@@ -37,18 +37,23 @@ func NewLineWriter(ctx context.Context, w io.Writer, sc Scanner) *LineWriter {
 func (l *LineWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	held := len(l.buf)
 	l.buf = append(l.buf, p...)
-	end := bytes.LastIndexByte(l.buf, '\n') + 1
-	if end == 0 && len(l.buf) > maxLine {
+	end := 0
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		end = held + i + 1 // only p is searched: the held part has no newline
+	} else if len(l.buf) > maxLine {
 		end = len(l.buf)
 	}
 	if end == 0 {
 		return len(p), nil
 	}
-	if err := l.emit(l.buf[:end]); err != nil {
+	err := l.emit(l.buf[:end])
+	// what was given to emit is gone, written or not: never written twice
+	l.buf = append(l.buf[:0], l.buf[end:]...)
+	if err != nil {
 		return 0, err
 	}
-	l.buf = append(l.buf[:0], l.buf[end:]...)
 	return len(p), nil
 }
 

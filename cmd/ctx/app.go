@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -139,12 +140,49 @@ func runCommands(ctx context.Context, cmds func(*env) []*cli.Command, args []str
 	}()
 	// nothing ctx says on stderr (a warning naming a file, an error quoting
 	// a value) carries a credential: each line is redacted
+	// nor a terminal control (a name from ctx.toml quoted in an error)
+	stderr = controlsEscaped{stderr}
 	if sc, err := gitleaks.Default(); err == nil {
 		lw := secrets.NewLineWriter(context.WithoutCancel(ctx), stderr, sc)
 		defer lw.Flush()
 		stderr = lw
 	}
 	return runApp(ctx, cmds, args, stdin, writer{ctx, stdout, new(atomic.Int64)}, stderr)
+}
+
+// controlsEscaped writes what it is given with the terminal controls that
+// are not a newline or a tab (C0, DEL, C1, the bidirectional controls)
+// shown as \xHH or \uHHHH, so that no message on stderr can act on the
+// terminal, whatever string of a repository it quotes.
+type controlsEscaped struct{ w io.Writer }
+
+func (c controlsEscaped) Write(p []byte) (int, error) {
+	if !bytes.ContainsFunc(p, escapedControl) {
+		return c.w.Write(p)
+	}
+	var b bytes.Buffer
+	for _, r := range string(p) {
+		switch {
+		case r < 0x20 && escapedControl(r):
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case escapedControl(r):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	if _, err := c.w.Write(b.Bytes()); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// Unwrap returns the writer it writes to.
+func (c controlsEscaped) Unwrap() io.Writer { return c.w }
+
+func escapedControl(r rune) bool {
+	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 ||
+		r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 // reports are the commands whose output is a report for people and CI
@@ -160,10 +198,10 @@ func redactReport(e *env, c *cli.Command) {
 		return
 	}
 	action := c.Action
-	c.Action = func(cc *cli.Context) error {
-		sc, err := gitleaks.Default()
-		if err != nil {
-			return err
+	c.Action = func(cc *cli.Context) (err error) {
+		sc, serr := gitleaks.Default()
+		if serr != nil {
+			return serr
 		}
 		w, ok := e.stdout.(writer)
 		if !ok {
@@ -171,12 +209,14 @@ func redactReport(e *env, c *cli.Command) {
 		}
 		lw := secrets.NewLineWriter(context.WithoutCancel(w.ctx), w.w, sc)
 		e.stdout = writer{w.ctx, lw, w.n}
-		defer func() { e.stdout = w }()
-		err = action(cc)
-		if ferr := lw.Flush(); err == nil && ferr != nil {
-			err = &systemError{fmt.Errorf("cannot write the output: %w", ferr)}
-		}
-		return err
+		defer func() {
+			// also when the action panics: the last line is not lost
+			if ferr := lw.Flush(); err == nil && ferr != nil {
+				err = &systemError{fmt.Errorf("cannot write the output: %w", ferr)}
+			}
+			e.stdout = w
+		}()
+		return action(cc)
 	}
 }
 

@@ -138,12 +138,8 @@ func (e *env) discover(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := scrubNames(c.Context, res); err != nil {
-		return err
-	}
-	if err := scrubNames(c.Context, chain); err != nil {
-		return err
-	}
+	// (the table checks each path on disk, so the result is not scrubbed:
+	// the report's line filter redacts what it prints)
 	width := terminalWidth(e.stdout)
 	if err := discover.WriteTable(e.stdout, res, p.Home, width); err != nil {
 		return err
@@ -315,28 +311,54 @@ const maxScrubbed = 4 << 10
 // scrubNames redacts the credentials in every short string of v (a
 // report about to be written): the same name is redacted the same way
 // wherever it appears, before a table can wrap it across lines, where the
-// line filter of reports could no longer see it whole.
+// line filter of reports could no longer see it whole. The distinct
+// strings are scanned together, one per line, in one pass.
 func scrubNames(ctx context.Context, v any) error {
 	sc, err := gitleaks.Default()
 	if err != nil {
 		return err
 	}
-	done := map[string]string{}
+	var names []string
+	seen := map[string]bool{}
 	scrub.Strings(v, func(s string) string {
-		if len(s) > maxScrubbed || err != nil {
-			return s
+		if len(s) <= maxScrubbed && s != "" && !seen[s] && !strings.ContainsAny(s, "\r\n") {
+			seen[s] = true
+			names = append(names, s)
 		}
+		return s
+	})
+	if len(names) == 0 {
+		return nil
+	}
+	red, found, err := sc.Redact(ctx, "", strings.Join(names, "\n"))
+	if err != nil || len(found) == 0 {
+		return err
+	}
+	lines := strings.Split(red, "\n")
+	done := map[string]string{}
+	for i, s := range names {
+		if len(lines) == len(names) {
+			if lines[i] != s {
+				done[s] = lines[i]
+			}
+			continue
+		}
+		// a match spanned lines: each name on its own
+		r, _, err := sc.Redact(ctx, "", s)
+		if err != nil {
+			return err
+		}
+		if r != s {
+			done[s] = r
+		}
+	}
+	scrub.Strings(v, func(s string) string {
 		if r, ok := done[s]; ok {
 			return r
 		}
-		var r string
-		if r, _, err = sc.Redact(ctx, "", s); err != nil {
-			return s
-		}
-		done[s] = r
-		return r
+		return s
 	})
-	return err
+	return nil
 }
 
 // redactingRun reports whether the command of c redacts: --redact, else
@@ -459,6 +481,7 @@ func (e *env) audit(c *cli.Context) error {
 	}
 	// a file or source named after a credential is shown redacted, in
 	// every row and message alike (the findings are already made)
+	projectDir := m.ProjectDir
 	if err := scrubNames(c.Context, rep); err != nil {
 		return err
 	}
@@ -470,7 +493,7 @@ func (e *env) audit(c *cli.Context) error {
 		return err
 	}
 	if format == audit.FormatTable && c.String("manifest") == "" && m.Profile == nil {
-		e.profileHint(manifest.Options{}, m.ProjectDir)
+		e.profileHint(manifest.Options{}, projectDir)
 	}
 	if c.Bool("check") && rep.Fails(level) {
 		return &checkFailed{msg: fmt.Sprintf("check failed: %d finding(s) at or above %s", rep.Count(level), level)}

@@ -126,4 +126,15 @@ paths = ["src/*.py", "`+toml("gone"+hostile+".py")+`"]
 			t.Errorf("%s: stderr has a raw control: %q", args, c)
 		}
 	}
+	// an error that quotes a repository's string: the history file's name
+	write("ctx.toml", `[history]
+history = "`+toml("h"+hostile+".json")+`"
+`)
+	var stdout, stderr bytes.Buffer
+	if code := run(context.Background(), []string{"ctx", "render", "-C", dir}, strings.NewReader(""), &stdout, &stderr); code != 2 {
+		t.Errorf("render with a missing history file: exit %d, %q", code, stderr.String())
+	}
+	if c := rawControl(stderr.Bytes()); c != "" {
+		t.Errorf("the error has a raw control: %q", c)
+	}
 }

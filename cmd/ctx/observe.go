@@ -225,6 +225,11 @@ func (e *env) serveProxy(c *cli.Context, agent observe.Agent, files *observe.Fil
 // unwrapOut returns the file behind ctx's output w (so that the command
 // gets the terminal itself), or w.
 func unwrapOut(w io.Writer) io.Writer {
+	// the agent gets the terminal itself (its prompts have no newline),
+	// not ctx's line filters
+	if f, ok := fileOf(w); ok {
+		return f
+	}
 	if ww, ok := w.(writer); ok {
 		return ww.w
 	}

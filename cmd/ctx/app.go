@@ -186,10 +186,12 @@ func escapedControl(r rune) bool {
 }
 
 // reports are the commands whose output is a report for people and CI
-// logs, never the context itself: every line of it is redacted, so that a
-// file or source named after a credential is not printed (the commands
-// that print the context redact with --redact).
-var reports = map[string]bool{"discover": true, "audit": true, "verify": true, "diff": true, "stats": true}
+// logs, never the context itself, and whose report is not scrubbed as a
+// whole before it is written (scrubNames: audit, stats, verify, diff):
+// every line of their output is redacted, so that a file or source named
+// after a credential is not printed (the commands that print the context
+// redact with --redact).
+var reports = map[string]bool{"discover": true}
 
 // redactReport makes a's stdout redact each line for the commands of
 // reports.

@@ -321,7 +321,7 @@ func scrubNames(ctx context.Context, v any) error {
 	var names []string
 	seen := map[string]bool{}
 	scrub.Strings(v, func(s string) string {
-		if len(s) <= maxScrubbed && s != "" && !seen[s] && !strings.ContainsAny(s, "\r\n") {
+		if len(s) <= maxScrubbed && s != "" && !seen[s] && !strings.ContainsAny(s, "\r\n") && mayHoldCredential(s) {
 			seen[s] = true
 			names = append(names, s)
 		}
@@ -359,6 +359,36 @@ func scrubNames(ctx context.Context, v any) error {
 		return s
 	})
 	return nil
+}
+
+// mayHoldCredential reports whether s could hold a credential the rules
+// find, so that the names of a large report are not all scanned: a run of
+// 16 or more letters and digits with both in it (the random part of API
+// keys, tokens, JWTs, cloud keys), or
+// a URL with user information ("://" and "@"). A name of words, such as
+// internal/syscall/zsyscall_windows.go, holds none.
+func mayHoldCredential(s string) bool {
+	if strings.Contains(s, "://") && strings.Contains(s, "@") {
+		return true
+	}
+	run, letter, digit := 0, false, false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= '0' && c <= '9':
+			digit = true
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			letter = true
+		default:
+			run, letter, digit = 0, false, false
+			continue
+		}
+		run++
+		if run >= 16 && letter && digit {
+			return true
+		}
+	}
+	return false
 }
 
 // redactingRun reports whether the command of c redacts: --redact, else

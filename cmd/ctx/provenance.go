@@ -113,6 +113,9 @@ func (e *env) verify(c *cli.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := scrubNames(c.Context, rep); err != nil {
+		return err
+	}
 	if err := provenance.WriteVerify(e.stdout, rep, format, terminalWidth(e.stdout)); err != nil {
 		return err
 	}
@@ -147,6 +150,9 @@ func (e *env) diff(c *cli.Context) error {
 	}
 	rep, err := provenance.Diff(old, cur, provenance.DiffOptions{})
 	if err != nil {
+		return err
+	}
+	if err := scrubNames(c.Context, rep); err != nil {
 		return err
 	}
 	return provenance.WriteDiff(e.stdout, rep, format, terminalWidth(e.stdout))

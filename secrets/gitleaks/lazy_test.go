@@ -266,40 +266,41 @@ func TestLazyAsEager(t *testing.T) {
 			t.Errorf("text %d %.60q:\n lazy: %v\neager: %v", i, text, got, want[i])
 		}
 	}
-	// shared, with rules of their own compiled by texts scanned in
-	// parallel, then every rule after 20 ms spent finding those needed
+	// shared, scanned in parallel: first lazily, each detector with the
+	// rules of its own texts compiled (a bound never reached), then with a
+	// bound already passed, so the first scan compiles every rule. Each
+	// phase is chosen by its bound, not by the machine's speed.
 	vc, err := defaultConfig()
 	if err != nil {
 		t.Fatal(err)
 	}
-	own, err := newRuleSet(vc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	const after = 2 * time.Millisecond
-	ds := newDetectors(own, after)
-	shared := gitleaks{detector: ds.detector, ids: own.ids}
-	var wg sync.WaitGroup
-	for w := range 4 {
-		wg.Go(func() {
-			for i := w; i < len(texts); i += 4 {
-				if got := findings(t, shared, texts[i]); !slices.Equal(got, want[i]) {
-					t.Errorf("shared, text %d %.60q:\n lazy: %v\neager: %v", i, texts[i], got, want[i])
-				}
-			}
-		})
-	}
-	wg.Wait()
-	// the switch is due once the time spent passes the bound, at the next
-	// scan: held to that, not to a machine's speed (a fast one may not
-	// spend 2 ms on this corpus)
-	if time.Duration(ds.spent.Load()) > after {
-		findings(t, shared, texts[0])
-		if !ds.all.Load() {
-			t.Errorf("%v spent finding rules, over %v: the shared detectors did not compile every rule", time.Duration(ds.spent.Load()), after)
+	for _, phase := range []struct {
+		name  string
+		bound time.Duration
+		all   bool
+	}{{"lazy", time.Hour, false}, {"eager", -1, true}} {
+		own, err := newRuleSet(vc)
+		if err != nil {
+			t.Fatal(err)
 		}
-	} else {
-		t.Logf("%v spent finding rules, under %v: the detectors stayed lazy", time.Duration(ds.spent.Load()), after)
+		ds := newDetectors(own, phase.bound)
+		shared := gitleaks{detector: ds.detector, ids: own.ids}
+		var wg sync.WaitGroup
+		for w := range 4 {
+			wg.Go(func() {
+				for i := w; i < len(texts); i += 4 {
+					if got := findings(t, shared, texts[i]); !slices.Equal(got, want[i]) {
+						t.Errorf("shared %s, text %d %.60q:\n lazy: %v\neager: %v", phase.name, i, texts[i], got, want[i])
+					}
+				}
+			})
+		}
+		wg.Wait()
+		// (the lazy phase may compile every rule too, when its texts need
+		// them all)
+		if phase.all && !ds.all.Load() {
+			t.Errorf("shared %s: the detectors did not compile every rule", phase.name)
+		}
 	}
 	t.Logf("%d texts, %d bytes, %d findings of %d rules", len(texts), size, n, len(found))
 	if testlane.Race {

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/ctxaudit/ctx/internal/atomicfile"
 	"github.com/ctxaudit/ctx/internal/goroutine"
+	"github.com/ctxaudit/ctx/internal/termsafe"
 	"github.com/ctxaudit/ctx/secrets"
 	"github.com/ctxaudit/ctx/secrets/gitleaks"
 )
@@ -141,48 +141,13 @@ func runCommands(ctx context.Context, cmds func(*env) []*cli.Command, args []str
 	// nothing ctx says on stderr (a warning naming a file, an error quoting
 	// a value) carries a credential: each line is redacted
 	// nor a terminal control (a name from ctx.toml quoted in an error)
-	stderr = controlsEscaped{stderr}
+	stderr = termsafe.Writer{W: stderr}
 	if sc, err := gitleaks.Default(); err == nil {
 		lw := secrets.NewLineWriter(context.WithoutCancel(ctx), stderr, sc)
 		defer lw.Flush()
 		stderr = lw
 	}
 	return runApp(ctx, cmds, args, stdin, writer{ctx, stdout, new(atomic.Int64)}, stderr)
-}
-
-// controlsEscaped writes what it is given with the terminal controls that
-// are not a newline or a tab (C0, DEL, C1, the bidirectional controls)
-// shown as \xHH or \uHHHH, so that no message on stderr can act on the
-// terminal, whatever string of a repository it quotes.
-type controlsEscaped struct{ w io.Writer }
-
-func (c controlsEscaped) Write(p []byte) (int, error) {
-	if !bytes.ContainsFunc(p, escapedControl) {
-		return c.w.Write(p)
-	}
-	var b bytes.Buffer
-	for _, r := range string(p) {
-		switch {
-		case r < 0x20 && escapedControl(r):
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case escapedControl(r):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	if _, err := c.w.Write(b.Bytes()); err != nil {
-		return 0, err
-	}
-	return len(p), nil
-}
-
-// Unwrap returns the writer it writes to.
-func (c controlsEscaped) Unwrap() io.Writer { return c.w }
-
-func escapedControl(r rune) bool {
-	return r < 0x20 && r != '\n' && r != '\t' || r >= 0x7f && r < 0xa0 ||
-		r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
 }
 
 // reports are the commands whose output is a report for people and CI

@@ -13,6 +13,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/termsafe"
 )
 
 // Indent returns v as indented JSON with a final newline.
@@ -58,9 +60,9 @@ func escapeControls(b []byte) []byte {
 	return out
 }
 
-func terminalControl(r rune) bool {
-	return r >= 0x7f && r < 0xa0 || r == 0x200e || r == 0x200f || r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069
-}
+// terminalControl: the controls encoding/json leaves as they are (it
+// escapes those under 0x20 itself, and U+2028 and U+2029).
+func terminalControl(r rune) bool { return r >= 0x20 && termsafe.IsControl(r) }
 
 // Write writes v to w as [Indent] does, in one Write call.
 func Write(w io.Writer, v any) error {

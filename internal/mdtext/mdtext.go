@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/ctxaudit/ctx/internal/termsafe"
 )
 
 // HistoryHeading starts the chat history's section, in the aggregate
@@ -122,14 +124,4 @@ func Escape(s string) string {
 	return b.String()
 }
 
-func needsEscape(r rune) bool {
-	switch {
-	case r < 0x20, r >= 0x7f && r < 0xa0:
-		return true
-	case r == 0x2028, r == 0x2029: // line and paragraph separators
-		return true
-	case r == 0x200e, r == 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2066 && r <= 0x2069: // bidi controls
-		return true
-	}
-	return false
-}
+func needsEscape(r rune) bool { return termsafe.IsControl(r) }

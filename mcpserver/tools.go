@@ -226,6 +226,19 @@ type renderResult struct {
 	Notes       []string `json:"notes"`
 }
 
+// scanners returns the project's two scanners: the one of the findings
+// in the notes, with its allowlist, and the one that redacts, without it
+// (a repository cannot switch redaction off).
+func scanners(p *config.Project) (findings, redact secrets.Scanner, err error) {
+	if findings, err = p.Config.Scanner(); err != nil {
+		return nil, nil, err
+	}
+	if redact, err = p.Config.RedactScanner(); err != nil {
+		return nil, nil, err
+	}
+	return findings, redact, nil
+}
+
 func (s *server) render(ctx context.Context, _ *mcp.CallToolRequest, in renderInput) (*result, error) {
 	redact, err := s.redacting(in.Redact)
 	if err != nil {
@@ -235,13 +248,7 @@ func (s *server) render(ctx context.Context, _ *mcp.CallToolRequest, in renderIn
 	if err != nil {
 		return nil, err
 	}
-	// findings for the notes with the project's allowlist; redaction
-	// without it (a repository cannot switch redaction off)
-	sc, err := p.Config.Scanner()
-	if err != nil {
-		return nil, err
-	}
-	rsc, err := p.Config.RedactScanner()
+	sc, rsc, err := scanners(p)
 	if err != nil {
 		return nil, err
 	}
@@ -419,11 +426,7 @@ func (s *server) pack(ctx context.Context, req *mcp.CallToolRequest, in packInpu
 	if err != nil {
 		return nil, err
 	}
-	sc, err := p.Config.Scanner()
-	if err != nil {
-		return nil, err
-	}
-	rsc, err := p.Config.RedactScanner()
+	sc, rsc, err := scanners(p)
 	if err != nil {
 		return nil, err
 	}

@@ -198,6 +198,21 @@ func TestLines(t *testing.T) {
 			t.Errorf("Line(%q) = %d, want %d", path, got, want)
 		}
 	}
+	// quoted keys, and elements of arrays over several lines (an array
+	// carries no position: a nested one has its parent's line)
+	src = "\"a.b\" = 1\n[\"t[1]\".\"x y\"]\nz = [1, 2,\n  3,\n  [4,\n   5], {q = 6}]\nw = [\n\"a\", \"b\"]\n"
+	if d, err = parseDoc("f.toml", []byte(src)); err != nil {
+		t.Fatal(err)
+	}
+	for path, want := range map[string]int{
+		`"a.b"`: 1, `"t[1]"."x y"`: 2, `"t[1]"."x y".z`: 3, `"t[1]"."x y".z[1]`: 3, `"t[1]"."x y".z[2]`: 4,
+		`"t[1]"."x y".z[3]`: 3, `"t[1]"."x y".z[3][1]`: 6, `"t[1]"."x y".z[4].q`: 6, `"t[1]"."x y".z[9]`: 3,
+		`"t[1]"."x y".w[0]`: 8, `"t[1]"."x y".w[1]`: 8, `"t[1]"."x y".w[1].k`: 8, `"a.b".c`: 1, "a": 0, `"t[1]`: 0,
+	} {
+		if got := d.Line(path); got != want {
+			t.Errorf("Line(%q) = %d, want %d", path, got, want)
+		}
+	}
 }
 
 func FuzzDecode(f *testing.F) {
@@ -207,6 +222,15 @@ func FuzzDecode(f *testing.F) {
 		"estimator = \"o200k\"\n[budgets.a]\nmax_lines = 2\nmax_tokens = 30\n",
 		"a = { b = [1, { c = 2 }] }\n[[x.y]]\n[x.y.z]\n",
 		"shared_path = false\nnative_paths = [\"a\"]\n",
+		// nesting, dense tables and long expressions are refused before
+		// they are decoded
+		"x = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n",
+		"x = " + strings.Repeat("{a = ", 260) + "1" + strings.Repeat("}", 260) + "\n",
+		strings.Repeat("a.", 300) + "z = 1\n",
+		"[" + strings.Repeat("\"a\".", 300) + "z]\n",
+		strings.Repeat("[[a.b]]\nc.d = 1\n", 200),
+		"x = [" + strings.Repeat("1,", 6000) + "]\n",
+		"x = \"\"\"a.b.c\n\"\"\"\ny = '''\n,,'''\n",
 	} {
 		f.Add([]byte(s))
 	}

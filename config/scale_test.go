@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -33,12 +34,12 @@ func work(t *testing.T, n int) (allocs float64, steps int) {
 		}
 	})
 	li := newLineIndex(data)
-	d := &doc{lines: map[string]int{}}
+	d := &doc{}
 	d.indexLines(data, li)
 	if got := d.Line(fmt.Sprintf("sources[%d].id", n-1)); got != 8+6*(n-1) {
 		t.Fatalf("last id on line %d, want %d", got, 8+6*(n-1))
 	}
-	return allocs, li.steps + len(d.lines)
+	return allocs, li.steps + len(d.lines.nodes)
 }
 
 // Ten times the sources cost at most about ten times the work.
@@ -67,4 +68,88 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		})
 	}
+}
+
+// A ctx.toml nested deeper than the limit is refused at the line that
+// goes too deep, before it is decoded, and so is one with more tables than
+// its size can hold (each decodes to a map of a few hundred bytes).
+func TestDecodeRefusesDeepFiles(t *testing.T) {
+	tests := []struct{ name, src, want string }{
+		{"arrays", "agent = \"claude\"\nx = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n", "ctx.toml:2: nesting deeper than 256 levels"},
+		{"inline tables", "\n\nx = " + strings.Repeat("{a = ", 300) + "1" + strings.Repeat("}", 300) + "\n", "ctx.toml:3: nesting deeper than 256 levels"},
+		{"a dotted key", "agent = \"claude\"\n" + strings.Repeat("a.", 300) + "z = 1\n", "ctx.toml:2: nesting deeper than 256 levels"},
+		{"a header", "[" + strings.Repeat("a.", 300) + "z]\n", "ctx.toml:1: nesting deeper than 256 levels"},
+		{"dense tables", func() string {
+			var b strings.Builder
+			for i := range 2000 {
+				fmt.Fprintf(&b, "k%d.a.a.a.a.a.a.a.a.z = 1\n", i)
+			}
+			return b.String()
+		}(), "ctx.toml:495: more than 4454 tables"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Decode("ctx.toml", []byte(tt.src))
+			if err == nil || !strings.HasPrefix(err.Error(), tt.want) && !strings.Contains(err.Error(), tt.want) {
+				t.Fatalf("error %v, want %q", err, tt.want)
+			}
+		})
+	}
+}
+
+// Recording the line of every key costs memory in proportion to the file
+// (within 40 times its size, and 1 MiB for the tables a file may hold
+// whatever its size):
+// the paths of keys were strings held for every key, each as long as the
+// path above it, so that a file of deep or long keys took the square of
+// its size.
+func TestDecodeHostileLinear(t *testing.T) {
+	longKey := strings.Repeat("k", 20000)
+	tests := []struct{ name, src string }{
+		{"nested arrays", func() string {
+			var b strings.Builder
+			for i := range 10 {
+				fmt.Fprintf(&b, "x%d%s = %s%s\n", i, longKey[:200], strings.Repeat("[", 250), strings.Repeat("]", 250))
+			}
+			return b.String()
+		}()},
+		{"nested inline tables", func() string {
+			var b strings.Builder
+			for i := range 4 {
+				fmt.Fprintf(&b, "x%d = %s1%s\n", i, strings.Repeat("{a = ", 250), strings.Repeat("}", 250))
+			}
+			return b.String()
+		}()},
+		{"a long header", "[\"" + longKey + "\"]\n" + strings.Repeat("a = 1\n", 1) + func() string {
+			var b strings.Builder
+			for i := range 3000 {
+				fmt.Fprintf(&b, "k%d = %d\n", i, i)
+			}
+			return b.String()
+		}()},
+		{"long keys in arrays", "[x]\n" + longKey + " = [" + strings.Repeat("1,", 2000) + "1]\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := []byte(tt.src)
+			var err error
+			bytes := allocated(func() { _, err = parseDoc("ctx.toml", data) })
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%d bytes: %d allocated (%.1f×)", len(data), bytes, float64(bytes)/float64(len(data)))
+			if limit := 40*uint64(len(data)) + 1<<20; bytes > limit {
+				t.Errorf("%d bytes allocated, over 40× the file and 1 MiB", bytes)
+			}
+		})
+	}
+}
+
+// allocated returns the bytes f allocates.
+func allocated(f func()) uint64 {
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	f()
+	runtime.ReadMemStats(&m1)
+	return m1.TotalAlloc - m0.TotalAlloc
 }

@@ -15,6 +15,8 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 	"github.com/pelletier/go-toml/v2/unstable"
+
+	"github.com/ctxaudit/ctx/internal/decodelimit"
 )
 
 // Error is an invalid configuration value or a malformed file.
@@ -44,11 +46,20 @@ func (e *Error) Error() string {
 type doc struct {
 	File  string
 	Root  map[string]any
-	lines map[string]int
+	lines keyLines
 }
 
-// Parse parses data, read from file (used in messages only).
+// Parse parses data, read from file (used in messages only). A file nested
+// too deep, or with more tables than its size can hold, is refused before
+// it is decoded (decodelimit.TOML).
 func parseDoc(file string, data []byte) (*doc, error) {
+	if err := decodelimit.TOML(data, 0); err != nil {
+		var le *decodelimit.Error
+		if errors.As(err, &le) {
+			return nil, &Error{File: file, Line: le.Line, Msg: err.Error()}
+		}
+		return nil, &Error{File: file, Msg: err.Error()}
+	}
 	root := map[string]any{}
 	if err := toml.Unmarshal(data, &root); err != nil {
 		var de *toml.DecodeError
@@ -64,9 +75,138 @@ func parseDoc(file string, data []byte) (*doc, error) {
 		}
 		return nil, &Error{File: file, Msg: "invalid TOML: " + strings.TrimPrefix(err.Error(), "toml: ")}
 	}
-	d := &doc{File: file, Root: root, lines: map[string]int{}}
+	d := &doc{File: file, Root: root}
 	d.indexLines(data, newLineIndex(data))
 	return d, nil
+}
+
+// keyLines holds the line of every key path as a tree of its parts, so
+// that each key costs its own name and not the path above it (paths held
+// as strings grew with the square of the nesting, and a long table name
+// was held again for every key below it).
+type keyLines struct {
+	nodes    []keyNode
+	children map[keyEdge]int32
+}
+
+type keyNode struct {
+	line int32
+	// arrays counts the elements of the array of tables at this path
+	arrays int32
+	// lines holds, for an array, the (index, line) of each of its scalar
+	// elements that starts a line of the array: an element lies on the
+	// line of the last of them at or before it; elems is its length
+	lines []int32
+	elems int32
+}
+
+// keyEdge names a node below parent: a key as paths quote it, or an
+// array index (name "").
+type keyEdge struct {
+	parent int32
+	index  int32
+	name   string
+}
+
+// elementLine returns the line of scalar element i of the array at n, or
+// 0.
+func (n *keyNode) elementLine(i int32) int {
+	if i >= n.elems {
+		return 0
+	}
+	j := sort.Search(len(n.lines)/2, func(j int) bool { return n.lines[2*j] > i })
+	if j == 0 {
+		return 0
+	}
+	return int(n.lines[2*j-1])
+}
+
+// root is the node of the document.
+func (k *keyLines) root() int32 {
+	if k.nodes == nil {
+		k.nodes = []keyNode{{}}
+		k.children = map[keyEdge]int32{}
+	}
+	return 0
+}
+
+// child returns the node of key (quoted as in paths) below parent,
+// made when it is new.
+func (k *keyLines) child(parent int32, key string) int32 {
+	return k.edge(keyEdge{parent: parent, index: -1, name: key})
+}
+
+// element returns the node of element i of the array at parent.
+func (k *keyLines) element(parent int32, i int) int32 {
+	return k.edge(keyEdge{parent: parent, index: int32(i)})
+}
+
+func (k *keyLines) edge(e keyEdge) int32 {
+	if id, ok := k.children[e]; ok {
+		return id
+	}
+	id := int32(len(k.nodes))
+	k.nodes = append(k.nodes, keyNode{})
+	k.children[e] = id
+	return id
+}
+
+// set records the line of node n, unless it has one.
+func (k *keyLines) set(n int32, line int) {
+	if k.nodes[n].line == 0 && line > 0 {
+		k.nodes[n].line = int32(line)
+	}
+}
+
+// line returns the line of path (as Error.Field writes it), or of its
+// nearest ancestor that has one, or 0.
+func (k *keyLines) line(path string) int {
+	if k.nodes == nil {
+		return 0
+	}
+	n, line := int32(0), 0
+	for path != "" {
+		var e keyEdge
+		switch {
+		case path[0] == '[':
+			j := strings.IndexByte(path, ']')
+			i, err := strconv.Atoi(path[1:max(j, 1)])
+			if j < 0 || err != nil {
+				return line
+			}
+			e = keyEdge{parent: n, index: int32(i)}
+			path = path[j+1:]
+		case path[0] == '"':
+			q, err := strconv.QuotedPrefix(path)
+			if err != nil {
+				return line
+			}
+			e = keyEdge{parent: n, index: -1, name: q}
+			path = path[len(q):]
+		default:
+			j := strings.IndexAny(path, ".[")
+			if j < 0 {
+				j = len(path)
+			}
+			e = keyEdge{parent: n, index: -1, name: path[:j]}
+			path = path[j:]
+		}
+		path = strings.TrimPrefix(path, ".")
+		id, ok := k.children[e]
+		if !ok {
+			if e.name == "" && e.index >= 0 {
+				if l := k.nodes[n].elementLine(e.index); l > 0 {
+					line = l
+				}
+			}
+			return line
+		}
+		n = id
+		if l := k.nodes[n].line; l > 0 {
+			line = int(l)
+		}
+	}
+	return line
 }
 
 // lineIndex maps byte offsets of a file to 1-based line numbers from the
@@ -109,90 +249,74 @@ func (li *lineIndex) line(r unstable.Range) int {
 	return n + 1
 }
 
-// indexLines records the line of every key path, using the same path syntax
-// as Error.Field: dots between keys, [i] for array elements.
+// indexLines records the line of every key path, as paths are written in
+// Error.Field: dots between keys, [i] for array elements.
 func (d *doc) indexLines(data []byte, li *lineIndex) {
 	var p unstable.Parser
 	p.Reset(data)
-	prefix := ""
-	arrayCount := map[string]int{}
+	k := &d.lines
+	prefix := k.root()
 	for p.NextExpression() {
 		e := p.Expression()
 		switch e.Kind {
 		case unstable.Table, unstable.ArrayTable:
-			it := e.Key()
-			var parts []string
+			// a header that passes through an array of tables refers to
+			// its latest element
+			n := k.root()
 			line := 0
-			for it.Next() {
-				n := it.Node()
-				parts = append(parts, string(n.Data))
+			for it := e.Key(); it.Next(); {
+				kn := it.Node()
+				n = k.child(n, quoteKey(string(kn.Data)))
 				if line == 0 {
-					line = li.line(n.Raw)
+					line = li.line(kn.Raw)
+				}
+				if !it.IsLast() {
+					if c := k.nodes[n].arrays; c > 0 {
+						n = k.element(n, int(c-1))
+					}
 				}
 			}
-			path := resolve(parts, arrayCount)
 			if e.Kind == unstable.ArrayTable {
-				i := arrayCount[path]
-				arrayCount[path] = i + 1
-				path = fmt.Sprintf("%s[%d]", path, i)
+				i := k.nodes[n].arrays
+				k.nodes[n].arrays++
+				n = k.element(n, int(i))
 			}
-			prefix = path
-			d.setLine(path, line)
+			prefix = n
+			k.set(n, line)
 		case unstable.KeyValue:
 			d.indexKeyValue(li, prefix, e)
 		}
 	}
 }
 
-// resolve maps a header's raw key parts to a path. A header that passes
-// through an array table refers to its latest element, so the index of that
-// element is attached (the header's own last part is left to the caller).
-func resolve(parts []string, arrayCount map[string]int) string {
-	path := ""
-	for i, k := range parts {
-		if path != "" {
-			path += "."
-		}
-		path += quoteKey(k)
-		if n := arrayCount[path]; n > 0 && i < len(parts)-1 {
-			path = fmt.Sprintf("%s[%d]", path, n-1)
-		}
-	}
-	return path
-}
-
-func (d *doc) indexKeyValue(li *lineIndex, prefix string, e *unstable.Node) {
-	it := e.Key()
-	path := prefix
+func (d *doc) indexKeyValue(li *lineIndex, prefix int32, e *unstable.Node) {
+	k := &d.lines
+	n := prefix
 	line := 0
-	for it.Next() {
-		n := it.Node()
-		if path != "" {
-			path += "."
-		}
-		path += quoteKey(string(n.Data))
+	for it := e.Key(); it.Next(); {
+		kn := it.Node()
+		n = k.child(n, quoteKey(string(kn.Data)))
 		if line == 0 {
-			line = li.line(n.Raw)
+			line = li.line(kn.Raw)
 		}
 	}
-	d.setLine(path, line)
-	d.indexValue(li, path, e.Value(), line)
+	k.set(n, line)
+	d.indexValue(li, n, e.Value(), line)
 }
 
-func (d *doc) indexValue(li *lineIndex, path string, v *unstable.Node, line int) {
+func (d *doc) indexValue(li *lineIndex, n int32, v *unstable.Node, line int) {
 	switch v.Kind {
 	case unstable.InlineTable:
 		it := v.Children()
 		for it.Next() {
 			kv := it.Node()
-			d.indexKeyValue(li, path, kv)
+			d.indexKeyValue(li, n, kv)
 		}
 	case unstable.Array:
 		it := v.Children()
 		i := 0
 		for it.Next() {
 			c := it.Node()
-			ep := fmt.Sprintf("%s[%d]", path, i)
 			l := line
 			if c.Raw.Length > 0 {
 				l = li.line(c.Raw)
@@ -204,34 +328,23 @@ func (d *doc) indexValue(li *lineIndex, path string, v *unstable.Node, line int)
 					}
 				}
 			}
-			d.setLine(ep, l)
-			d.indexValue(li, ep, c, l)
+			if c.Kind == unstable.Array || c.Kind == unstable.InlineTable {
+				ep := d.lines.element(n, i)
+				d.lines.set(ep, l)
+				d.indexValue(li, ep, c, l)
+			} else if ls := d.lines.nodes[n].lines; l > 0 && (len(ls) == 0 || ls[len(ls)-1] != int32(l)) {
+				// a scalar costs nothing unless it starts a line
+				d.lines.nodes[n].lines = append(ls, int32(i), int32(l))
+			}
 			i++
 		}
-	}
-}
-
-func (d *doc) setLine(path string, line int) {
-	if _, ok := d.lines[path]; !ok && line > 0 {
-		d.lines[path] = line
+		d.lines.nodes[n].elems = int32(i)
 	}
 }
 
 // Line returns the line where path is defined, or the line of its nearest
 // ancestor, or 0.
-func (d *doc) Line(path string) int {
-	for path != "" {
-		if l, ok := d.lines[path]; ok {
-			return l
-		}
-		i := strings.LastIndexAny(path, ".[")
-		if i < 0 {
-			return 0
-		}
-		path = path[:i]
-	}
-	return 0
-}
+func (d *doc) Line(path string) int { return d.lines.line(path) }
 
 // Errorf returns an *Error for field path.
 // at names the key at path for messages: "ctx.toml:9: files.max_tokens".

@@ -9,6 +9,7 @@ import (
 	"reflect"
 	"unicode/utf8"
 
+	"github.com/ctxaudit/ctx/internal/decodelimit"
 	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
@@ -115,8 +116,12 @@ type (
 // assistant or tool, and compaction points without unknown keys), the
 // content shape of Manual Slop, OpenAI and Anthropic ({"role", "content"},
 // converted to parts), or a legacy string. Unknown keys inside messages,
-// parts, files and links are kept (see [Message].Extra). Errors are
-// *DecodeError values carrying the byte offset and line:col.
+// parts, files and links are kept (see [Message].Extra). The document may
+// nest 256 levels (a bare array 255, as the object holds it one level
+// deeper), and no object may have a key twice, nor two keys that name one
+// field in different cases ("role" and "Role"): each is refused before
+// anything is decoded. Errors are *DecodeError values carrying the byte
+// offset and line:col.
 func DecodeRequest(r io.Reader) (Request, error) {
 	_, req, err := ReadRequest(r)
 	return req, err
@@ -124,14 +129,16 @@ func DecodeRequest(r io.Reader) (Request, error) {
 
 // ReadRequest reads at most MaxRequestBytes from r and decodes them as
 // [DecodeRequest] does, returning the bytes read too (their hash is
-// recorded in manifests).
+// recorded in manifests). A reader that tells its size (a regular file,
+// as standard input redirected from one is) is refused by that size
+// before it is read.
 func ReadRequest(r io.Reader) ([]byte, Request, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxRequestBytes+1))
+	data, err := fileio.ReadAll(r, MaxRequestBytes)
+	if errors.Is(err, fileio.ErrTooLarge) {
+		return nil, Request{}, fmt.Errorf("larger than %d bytes", MaxRequestBytes)
+	}
 	if err != nil {
 		return nil, Request{}, fmt.Errorf("cannot read: %w", fileio.Cause(err))
-	}
-	if len(data) > MaxRequestBytes {
-		return nil, Request{}, fmt.Errorf("larger than %d bytes", MaxRequestBytes)
 	}
 	req, err := decodeRequest(data)
 	if err != nil {
@@ -173,6 +180,21 @@ func decodeRequest(data []byte) (Request, error) {
 	fail := func(off int64, err error) (Request, error) {
 		return Request{}, newDecodeError(data, off, err)
 	}
+	// Nesting and repeated keys, before anything is decoded. A bare array
+	// of messages is one level less deep than the object that holds it in
+	// the other form (and in the output): it may nest one level less, so
+	// that what is read in one form is read in the other.
+	limit := decodelimit.Options{MaxDepth: decodelimit.MaxDepth, UniqueKeys: true}
+	if start := skipSpace(data, 0); start < int64(len(data)) && data[start] == '[' {
+		limit.MaxDepth--
+	}
+	if err := decodelimit.JSON(data, limit); err != nil {
+		var le *decodelimit.Error
+		if errors.As(err, &le) {
+			return fail(le.Offset, err)
+		}
+		return fail(0, err)
+	}
 	// Syntax, with absolute offsets.
 	if !json.Valid(data) {
 		var v any
@@ -186,6 +208,8 @@ func decodeRequest(data []byte) (Request, error) {
 		}
 		return fail(int64(len(data)), err)
 	}
+	// The values are slices of data, not copies: data is valid JSON, so
+	// they are found by skipping over each one.
 	type value struct {
 		start int64
 		raw   json.RawMessage
@@ -193,36 +217,29 @@ func decodeRequest(data []byte) (Request, error) {
 	var msgs, points *value
 	if start := skipSpace(data, 0); start < int64(len(data)) && data[start] == '[' {
 		// a bare array is the messages list (Manual Slop's history)
-		msgs = &value{start: start, raw: data[start:]}
+		msgs = &value{start: start, raw: data[start:valueEnd(data, start)]}
 	} else {
 		// Top level: an object with known keys only.
-		dec := json.NewDecoder(bytes.NewReader(data))
-		tok, err := dec.Token()
-		if err != nil {
-			return fail(dec.InputOffset(), err)
+		if start >= int64(len(data)) || data[start] != '{' {
+			return fail(start, errors.New("request must be a JSON object, or an array of messages"))
 		}
-		if d, ok := tok.(json.Delim); !ok || d != '{' {
-			return fail(skipSpace(data, 0), errors.New("request must be a JSON object, or an array of messages"))
-		}
-		for dec.More() {
-			keyStart := skipSpace(data, dec.InputOffset())
-			tok, err := dec.Token()
-			if err != nil {
-				return fail(dec.InputOffset(), err)
+		for off := skipSpace(data, start+1); data[off] != '}'; off = skipSpace(data, off) {
+			keyEnd := valueEnd(data, off)
+			var key string
+			if err := json.Unmarshal(data[off:keyEnd], &key); err != nil {
+				return fail(off, err)
 			}
-			key, _ := tok.(string)
-			v := &value{start: skipSpace(data, dec.InputOffset())}
+			v := &value{start: skipSpace(data, keyEnd)}
 			switch key {
 			case "messages":
 				msgs = v
 			case "compactionPoints":
 				points = v
 			default:
-				return fail(keyStart, fmt.Errorf("unknown key %q (want messages, compactionPoints)", key))
+				return fail(off, fmt.Errorf("unknown key %q (want messages, compactionPoints)", key))
 			}
-			if err := dec.Decode(&v.raw); err != nil {
-				return fail(dec.InputOffset(), err)
-			}
+			off = valueEnd(data, v.start)
+			v.raw = data[v.start:off]
 		}
 		if msgs == nil {
 			return fail(0, errors.New(`missing key "messages"`))
@@ -240,18 +257,23 @@ func decodeRequest(data []byte) (Request, error) {
 	// Each message: a Chatbox message, a message in the content shape, or
 	// a legacy string, with type errors at their offset in the whole
 	// document (through the wire mirror).
-	var elems []json.RawMessage
-	if err := json.Unmarshal(msgs.raw, &elems); err != nil {
-		return fail(typeErrorOffset(err, msgs.start), typeError("messages", err))
-	}
-	offsets := elementOffsets(msgs.raw)
-	c := converter{out: make([]Message, 0, len(elems)), calls: map[string]toolCallRef{}}
-	for i, raw := range elems {
-		start := msgs.start
-		if i < len(offsets) {
-			start += offsets[i]
+	var offsets []int64
+	switch msgs.raw[0] {
+	case '[':
+		offsets = elementOffsets(msgs.raw)
+	case 'n': // null: no messages
+	default:
+		var elems []json.RawMessage
+		if err := json.Unmarshal(msgs.raw, &elems); err != nil {
+			return fail(typeErrorOffset(err, msgs.start), typeError("messages", err))
 		}
-		raw = bytes.TrimSpace(raw)
+		return fail(msgs.start, errors.New("messages: want an array"))
+	}
+	c := converter{out: make([]Message, 0, len(offsets)), calls: map[string]toolCallRef{}}
+	var m Message // one for all: decoding into it moves it to the heap
+	for i, off := range offsets {
+		start := msgs.start + off
+		raw := json.RawMessage(data[start:valueEnd(data, start)])
 		switch raw[0] {
 		case '"':
 			var s string
@@ -264,19 +286,17 @@ func decodeRequest(data []byte) (Request, error) {
 		default:
 			return fail(start, fmt.Errorf("message %d: must be an object (a message) or a string (a legacy entry), not %s", i, jsonKind(raw)))
 		}
-		var wm wireMessage
-		if err := json.Unmarshal(raw, &wm); err != nil {
-			return fail(typeErrorOffset(err, start), typeError("messages", err))
-		}
-		// The real decode keeps unknown nested keys.
-		var m Message
+		// The real decode keeps unknown nested keys; a type error is
+		// found again through the wire mirror, for its offset.
+		m = Message{}
 		if err := json.Unmarshal(raw, &m); err != nil {
+			var wm wireMessage
+			if werr := json.Unmarshal(raw, &wm); werr != nil {
+				return fail(typeErrorOffset(werr, start), typeError("messages", werr))
+			}
 			return fail(start, err)
 		}
-		var keys map[string]json.RawMessage
-		if err := json.Unmarshal(raw, &keys); err != nil {
-			return fail(start, err)
-		}
+		keys := messageShape(raw)
 		if contentShape(keys) || roleOnly(keys, m.Role) {
 			if err := c.convert(i, m, keys); err != nil && !errors.Is(err, errResultOnly) {
 				return fail(start, err)
@@ -285,7 +305,7 @@ func decodeRequest(data []byte) (Request, error) {
 		}
 		if !m.Role.valid() {
 			hint := ""
-			if _, ok := keys["contentParts"]; !ok {
+			if !keys.hasParts {
 				hint = `, or "content" for a message in the {"role", "content"} shape`
 			}
 			return fail(start, fmt.Errorf("message %d (id %q): invalid role %q (want system, user, assistant or tool%s)", i, m.ID, string(m.Role), hint))
@@ -300,11 +320,8 @@ func decodeRequest(data []byte) (Request, error) {
 // shape with empty content, as the original's entry.get("content", "")
 // reads it. A role Chatbox knows, or a key of Chatbox's own (id,
 // contentParts), makes it a Chatbox message (whose role is then checked).
-func roleOnly(keys map[string]json.RawMessage, role Role) bool {
-	_, hasRole := keys["role"]
-	_, hasID := keys["id"]
-	_, hasParts := keys["contentParts"]
-	return hasRole && !hasID && !hasParts && !role.valid()
+func roleOnly(keys shapeKeys, role Role) bool {
+	return keys.hasRole && !keys.hasID && !keys.hasParts && !role.valid()
 }
 
 // typeErrorOffset returns base plus the offset of the last byte read when
@@ -402,22 +419,48 @@ func skipSpace(data []byte, off int64) int64 {
 	return off
 }
 
-// elementOffsets returns the offsets of the elements of the JSON array
-// raw, as far as they can be found.
+// elementOffsets returns the offsets of the elements of raw, a valid JSON
+// array.
 func elementOffsets(raw json.RawMessage) []int64 {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if _, err := dec.Token(); err != nil { // '['
-		return nil
-	}
 	var out []int64
-	for dec.More() {
-		out = append(out, skipSpace(raw, dec.InputOffset()))
-		var skip json.RawMessage
-		if dec.Decode(&skip) != nil {
-			break
-		}
+	for off := skipSpace(raw, 1); raw[off] != ']'; off = skipSpace(raw, valueEnd(raw, off)) {
+		out = append(out, off)
 	}
 	return out
+}
+
+// valueEnd returns the offset just after the JSON value that starts at
+// off in data, which must be valid JSON.
+func valueEnd(data []byte, off int64) int64 {
+	depth := 0
+	for i := off; i < int64(len(data)); i++ {
+		switch data[i] {
+		case '"':
+			for i++; data[i] != '"'; i++ {
+				if data[i] == '\\' {
+					i++
+				}
+			}
+			if depth == 0 {
+				return i + 1
+			}
+		case '{', '[':
+			depth++
+		case '}', ']':
+			if depth == 0 {
+				return i // the end of a number or literal
+			}
+			depth--
+			if depth == 0 {
+				return i + 1
+			}
+		case ' ', '\t', '\n', '\r', ',', ':':
+			if depth == 0 {
+				return i
+			}
+		}
+	}
+	return int64(len(data))
 }
 
 // newDecodeError locates off in data.

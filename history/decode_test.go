@@ -107,6 +107,14 @@ func FuzzDecodeRequest(f *testing.F) {
 	f.Add(`["User: hi",{"role":"AI","content":"yo"},{"content":[{"type":"text","text":"x"}]}]`)
 	f.Add(`[{"role":"assistant","content":[{"type":"tool_use","id":"t","name":"n","input":{}}]},{"role":"user","content":[{"type":"tool_result","tool_use_id":"t","content":"r"}]}]`)
 	f.Add(`{"messages":[{"role":"assistant","content":null,"tool_calls":[{"id":"c","function":{"name":"f","arguments":"{}"}}]},{"role":"tool","tool_call_id":"c","content":"ok"}]}`)
+	// nesting past the limit, and keys twice (as written, escaped, in
+	// another case)
+	f.Add(`{"messages":[{"id":"1","role":"user","contentParts":[],"meta":` + strings.Repeat(`{"a":`, 300) + `1` + strings.Repeat(`}`, 300) + `}]}`)
+	f.Add(`[{"role":"user","content":"x","meta":` + strings.Repeat(`[`, 254) + strings.Repeat(`]`, 254) + `}]`)
+	f.Add(`{"messages":[{"id":"1","role":"user","role":"system","contentParts":[]}]}`)
+	f.Add(`{"messages":[{"id":"1","role":"user","r\u006fle":"system","contentParts":[]}]}`)
+	f.Add(`{"messages":[{"id":"1","role":"user","Role":"system","contentParts":[{"type":"text","TEXT":"a","text":"b"}]}]}`)
+	f.Add(`{"messages":[],"messages":[]}`)
 	f.Fuzz(func(t *testing.T, in string) {
 		req, err := DecodeRequest(strings.NewReader(in))
 		if err != nil {

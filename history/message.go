@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
+	"strings"
+	"unicode/utf8"
 
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 )
@@ -213,60 +216,79 @@ type (
 	linkAlias    MessageLink
 )
 
-func isMessageKey(k string) bool {
-	switch k {
-	case "id", "role", "name", "contentParts", "generating", "isForkMarker", "isSummary", "steered",
-		"finishReason", "error", "errorCode", "files", "links", "tokenCountMap", "tokenCount", "timestamp":
-		return true
-	}
-	return false
-}
-
-func isPartKey(k string) bool {
-	switch k {
-	case "type", "text", "protocolOnly", "storageKey", "ocrResult", "values", "state", "toolCallId",
-		"toolName", "args", "result", "resultStorageKey", "resultImageStorageKey":
-		return true
-	}
-	return false
-}
-
-func isFileKey(k string) bool {
-	switch k {
-	case "id", "name", "fileType", "storageKey", "rawStorageKey", "localPath", "parserType", "ragMode",
+// The JSON keys of each type, as its fields are tagged.
+var (
+	messageKeys = []string{"id", "role", "name", "contentParts", "generating", "isForkMarker", "isSummary", "steered",
+		"finishReason", "error", "errorCode", "files", "links", "tokenCountMap", "tokenCount", "timestamp"}
+	partKeys = []string{"type", "text", "protocolOnly", "storageKey", "ocrResult", "values", "state", "toolCallId",
+		"toolName", "args", "result", "resultStorageKey", "resultImageStorageKey"}
+	fileKeys = []string{"id", "name", "fileType", "storageKey", "rawStorageKey", "localPath", "parserType", "ragMode",
 		"sessionAttachmentId", "sessionAttachmentIndexStatus", "sessionAttachmentStatus",
-		"sessionAttachmentBlockedReason", "byteLength", "lineCount":
-		return true
-	}
-	return false
-}
+		"sessionAttachmentBlockedReason", "byteLength", "lineCount"}
+	linkKeys = []string{"id", "url", "title", "storageKey"}
+)
 
-func isLinkKey(k string) bool {
-	switch k {
-	case "id", "url", "title", "storageKey":
-		return true
-	}
-	return false
-}
-
-// extraKeys returns the keys of the JSON object data that known rejects,
-// with their raw values, or nil when there are none.
-func extraKeys(data []byte, known func(string) bool) (map[string]json.RawMessage, error) {
-	var all map[string]json.RawMessage
-	if err := json.Unmarshal(data, &all); err != nil {
-		return nil, err
-	}
+// extraKeys returns the keys of the JSON object data that are not known,
+// with their raw values, or nil when there are none. encoding/json
+// matches a key to a field whatever its case: "Role" sets the role, and
+// is not kept again as an extra key. Two keys that name one field are an
+// error: {"role": "user", "Role": "system"} would set the role twice, the
+// last one winning.
+func extraKeys(data []byte, known []string) (map[string]json.RawMessage, error) {
 	var extra map[string]json.RawMessage
-	for k, v := range all {
-		if known(k) {
-			continue
+	var field [32]string // the key that set each known field (at most 32)
+	var set uint32
+	err := objectMembers(data, func(k string, v json.RawMessage) error {
+		i := slices.Index(known, k)
+		if i < 0 {
+			i = slices.IndexFunc(known, func(f string) bool { return strings.EqualFold(f, k) })
 		}
-		if extra == nil {
-			extra = make(map[string]json.RawMessage)
+		if i < 0 {
+			if extra == nil {
+				extra = make(map[string]json.RawMessage)
+			}
+			extra[k] = cloneRaw(v) // data is the decoder's
+			return nil
 		}
-		extra[k] = v
+		if set&(1<<i) != 0 {
+			other := field[i]
+			if other == k {
+				return fmt.Errorf("duplicate key %q", k)
+			}
+			a, b := min(k, other), max(k, other)
+			return fmt.Errorf("keys %q and %q both set %s (keys are matched to fields whatever their case)", a, b, known[i])
+		}
+		set |= 1 << i
+		field[i] = k
+		return nil
+	})
+	return extra, err
+}
+
+// objectMembers calls f with each key of the JSON object data, decoded,
+// and its value, a slice of data, in order. data must be valid JSON, as
+// encoding/json gives it to an UnmarshalJSON method; it is not copied.
+func objectMembers(data []byte, f func(key string, value json.RawMessage) error) error {
+	off := skipSpace(data, 0)
+	if off >= int64(len(data)) || data[off] != '{' {
+		return fmt.Errorf("want a JSON object, not %s", jsonKind(data))
 	}
-	return extra, nil
+	for off = skipSpace(data, off+1); off < int64(len(data)) && data[off] != '}'; off = skipSpace(data, off) {
+		end := valueEnd(data, off)
+		raw := data[off+1 : end-1]
+		key := string(raw)
+		if bytes.IndexByte(raw, '\\') >= 0 || !utf8.Valid(raw) {
+			if err := json.Unmarshal(data[off:end], &key); err != nil {
+				return err
+			}
+		}
+		start := skipSpace(data, end)
+		off = valueEnd(data, start)
+		if err := f(key, data[start:off]); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // marshalWithExtra encodes v (an alias struct) without HTML escaping and
@@ -316,7 +338,7 @@ func (m *Message) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return err
 	}
-	extra, err := extraKeys(data, isMessageKey)
+	extra, err := extraKeys(data, messageKeys)
 	if err != nil {
 		return err
 	}
@@ -344,7 +366,7 @@ func (p *ContentPart) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return err
 	}
-	extra, err := extraKeys(data, isPartKey)
+	extra, err := extraKeys(data, partKeys)
 	if err != nil {
 		return err
 	}
@@ -459,7 +481,7 @@ func (f *MessageFile) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return err
 	}
-	extra, err := extraKeys(data, isFileKey)
+	extra, err := extraKeys(data, fileKeys)
 	if err != nil {
 		return err
 	}
@@ -482,7 +504,7 @@ func (l *MessageLink) UnmarshalJSON(data []byte) error {
 	if err := json.Unmarshal(data, &a); err != nil {
 		return err
 	}
-	extra, err := extraKeys(data, isLinkKey)
+	extra, err := extraKeys(data, linkKeys)
 	if err != nil {
 		return err
 	}

@@ -41,22 +41,40 @@ func legacyMessage(s string) Message {
 	return Message{ContentParts: []ContentPart{{Type: PartText, Text: s}}}
 }
 
+// shapeKeys are the keys of a message object that tell its shape, and the
+// raw role.
+type shapeKeys struct {
+	role                     json.RawMessage
+	hasRole, hasID, hasParts bool
+	// content, tool_calls or tool_call_id
+	hasContent bool
+}
+
+// messageShape returns the shape keys of raw, a valid JSON object.
+func messageShape(raw json.RawMessage) shapeKeys {
+	var k shapeKeys
+	_ = objectMembers(raw, func(key string, v json.RawMessage) error {
+		switch key {
+		case "role":
+			k.role, k.hasRole = v, true
+		case "id":
+			k.hasID = true
+		case "contentParts":
+			k.hasParts = true
+		case "content", "tool_calls", "tool_call_id":
+			k.hasContent = true
+		}
+		return nil
+	})
+	return k
+}
+
 // contentShape reports whether the keys of a message object are those of
 // the content shape ({"role", "content"} as Manual Slop, OpenAI and
 // Anthropic write it) rather than Chatbox's: a message with contentParts
 // is Chatbox's whatever else it has (a legacy "content" beside it is kept
 // in Extra, as before).
-func contentShape(keys map[string]json.RawMessage) bool {
-	if _, ok := keys["contentParts"]; ok {
-		return false
-	}
-	for _, k := range []string{"content", "tool_calls", "tool_call_id"} {
-		if _, ok := keys[k]; ok {
-			return true
-		}
-	}
-	return false
-}
+func contentShape(keys shapeKeys) bool { return !keys.hasParts && keys.hasContent }
 
 // toolCallRef locates a tool-call part converted from a tool_use or
 // tool_calls entry, so that its result can be attached to it.
@@ -75,9 +93,9 @@ var errResultOnly = errors.New("result only")
 // convert converts message i (m decoded with its unknown keys in Extra,
 // keys its raw keys) and appends it to c.out, unless it carried only tool
 // results.
-func (c *converter) convert(i int, m Message, keys map[string]json.RawMessage) error {
+func (c *converter) convert(i int, m Message, keys shapeKeys) error {
 	name := messageName(i, m.ID)
-	if raw, ok := keys["role"]; !ok || isNull(raw) || m.Role == "" {
+	if !keys.hasRole || isNull(keys.role) || m.Role == "" {
 		m.Role = RoleUnknown
 	}
 	extra := m.Extra

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/ctxaudit/ctx/internal/decodelimit"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/internal/jsonenc"
 	"github.com/ctxaudit/ctx/measure"
@@ -37,21 +38,37 @@ func Encode(w io.Writer, m *Manifest) error {
 //
 // A manifest larger than MaxManifestBytes is an error: [Decode] would not
 // read it back, so writer and reader agree.
-func Marshal(m *Manifest) ([]byte, error) {
+func Marshal(m *Manifest) ([]byte, error) { return marshal(m, MaxManifestBytes) }
+
+func marshal(m *Manifest, limit int) ([]byte, error) {
+	// the texts are written whole: when they alone are over the limit, so
+	// is the manifest, and it is refused before it is encoded
+	n := 0
+	for _, f := range m.Fragments {
+		n += len(f.Text)
+	}
+	for _, s := range m.Sections {
+		n += len(s.Text)
+	}
+	if n > limit {
+		return nil, fmt.Errorf("the manifest would be over %d bytes (its texts alone), more than the %d that ctx reads back: aggregate fewer files or use a token budget", n, limit)
+	}
 	b, err := jsonenc.Indent(m)
 	if err != nil {
 		return nil, err
 	}
-	if err := checkSize(len(b)); err != nil {
+	if err := checkSizeOf(len(b), limit); err != nil {
 		return nil, err
 	}
 	return b, nil
 }
 
 // checkSize refuses an encoded manifest that Decode would not read.
-func checkSize(n int) error {
-	if n > MaxManifestBytes {
-		return fmt.Errorf("the manifest would be %d bytes, more than the %d that ctx reads back: aggregate fewer files or use a token budget", n, MaxManifestBytes)
+func checkSize(n int) error { return checkSizeOf(n, MaxManifestBytes) }
+
+func checkSizeOf(n, limit int) error {
+	if n > limit {
+		return fmt.Errorf("the manifest would be %d bytes, more than the %d that ctx reads back: aggregate fewer files or use a token budget", n, limit)
 	}
 	return nil
 }
@@ -62,18 +79,30 @@ func checkSize(n int) error {
 // with [Check]. The history section of a manifest written before it was
 // named [SectionHistory] ("discussion_history") is read as SectionHistory,
 // in its sections and its redactions.
+//
+// A reader that tells its size (a regular file, as standard input
+// redirected from one is) is refused by that size before it is read.
 func Decode(r io.Reader) (*Manifest, error) {
-	data, err := io.ReadAll(io.LimitReader(r, MaxManifestBytes+1))
+	data, err := fileio.ReadAll(r, MaxManifestBytes)
+	if errors.Is(err, fileio.ErrTooLarge) {
+		return nil, fmt.Errorf("manifest larger than %d bytes", MaxManifestBytes)
+	}
 	if err != nil {
 		return nil, err
-	}
-	if len(data) > MaxManifestBytes {
-		return nil, fmt.Errorf("manifest larger than %d bytes", MaxManifestBytes)
 	}
 	return decode(data)
 }
 
 func decode(data []byte) (*Manifest, error) {
+	// nesting and repeated keys first: encoding/json keeps the last of
+	// two keys, and the schema validator sees only one
+	if err := decodelimit.JSON(data, decodelimit.Options{UniqueKeys: true}); err != nil {
+		var le *decodelimit.Error
+		if errors.As(err, &le) {
+			return nil, fmt.Errorf("invalid manifest at line %d, column %d: %w", le.Line, le.Col, err)
+		}
+		return nil, fmt.Errorf("invalid manifest: %w", err)
+	}
 	var head struct {
 		SchemaVersion json.RawMessage `json:"schema_version"`
 	}

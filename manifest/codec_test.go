@@ -164,6 +164,10 @@ func TestDecode(t *testing.T) {
 		{"unknown budget field", replace(`"max_chars": 100,`, `"max_chars": 100, "max_words": 3,`), `does not match the schema at /budgets/note: additional properties 'max_words' not allowed`, nil},
 		{"missing source field", replace(`"kind": "note",`, ``), `does not match the schema at /sources/0: missing property 'kind'`, nil},
 		{"duplicate fragment", replace(`"gone": ""`, `"gone": "", "gone": ""`), `duplicate key "gone"`, nil},
+		// encoding/json keeps the last of two keys, and the schema sees one
+		{"duplicate top-level key", replace(`"agent":`, `"agent": "other", "agent":`), `invalid manifest at line 7, column 21: duplicate key "agent"`, nil},
+		{"duplicate source key", replace(`"included": true`, `"included": false, "included": true`), `: duplicate key "included"`, nil},
+		{"nested too deep", replace(`"agent":`, `"x": `+strings.Repeat("[", 300)+strings.Repeat("]", 300)+`, "agent":`), `invalid manifest at line 7, column 263: nesting deeper than 256 levels`, nil},
 		{"trailing data", s + "{}", fmt.Sprintf("invalid manifest at line %d, column 1: invalid character '{' after top-level value", strings.Count(s, "\n")+1), nil},
 		{"syntax error", "{\n  \"schema_version\": 1,\n  oops\n}", "invalid manifest at line 3, column 3: invalid character 'o'", nil},
 		{"wrong type", replace(`"included": true`, `"included": "yes"`), "does not match the schema at /sources/0/included: got string, want boolean", nil},
@@ -226,6 +230,10 @@ func FuzzDecode(f *testing.F) {
 	f.Add([]byte(`{"schema_version":2}`))
 	f.Add([]byte(`{"schema_version":1,"budgets":{"a":{"max_chars":null}},"fragments":{"a":"","a":""}}`))
 	f.Add([]byte(`[1]`))
+	// nesting past the limit, a key twice
+	f.Add([]byte(`{"schema_version":1,"x":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`))
+	f.Add(bytes.Replace(b, []byte(`"agent": "a"`), []byte(`"agent": "a", "agent": "b"`), 1))
+	f.Add(bytes.Replace(b, []byte(`"kind": "k"`), []byte(`"kind": "k", "kind": "k"`), 1))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		m, err := manifest.Decode(bytes.NewReader(data))
 		if err != nil {

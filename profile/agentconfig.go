@@ -6,6 +6,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
+	"github.com/ctxaudit/ctx/internal/decodelimit"
 	"github.com/ctxaudit/ctx/internal/fileio"
 )
 
@@ -19,7 +20,9 @@ const maxAgentConfig = 1 << 20
 // settings.json (context.fileName; the project's .gemini/settings.json
 // over the user's ~/.gemini/settings.json). It returns the files it read.
 // A file that is missing or malformed is skipped: the agent would not start
-// with a malformed one, and ctx reports what it can.
+// with a malformed one, and ctx reports what it can. So is one nested
+// deeper than ctx decodes, or a TOML file with more tables or values than
+// its size can hold (decodelimit).
 func agentConfig(name Name, o *Options, root string) []string {
 	var read []string
 	switch name {
@@ -41,7 +44,7 @@ func agentConfig(name Name, o *Options, root string) []string {
 			Fallbacks []string `toml:"project_doc_fallback_filenames"`
 			Markers   []string `toml:"project_root_markers"`
 		}
-		if toml.Unmarshal(b, &c) != nil {
+		if decodelimit.TOML(b, 0) != nil || toml.Unmarshal(b, &c) != nil {
 			return nil
 		}
 		read = append(read, p)
@@ -83,7 +86,7 @@ func agentConfig(name Name, o *Options, root string) []string {
 					FileName json.RawMessage `json:"fileName"`
 				} `json:"context"`
 			}
-			if json.Unmarshal(b, &s) != nil {
+			if decodelimit.JSON(b, decodelimit.Options{}) != nil || json.Unmarshal(b, &s) != nil {
 				continue
 			}
 			read = append(read, p)
@@ -113,7 +116,7 @@ func agentConfig(name Name, o *Options, root string) []string {
 				Approved bool `json:"hasClaudeMdExternalIncludesApproved"`
 			} `json:"projects"`
 		}
-		if json.Unmarshal(b, &s) != nil {
+		if decodelimit.JSON(b, decodelimit.Options{}) != nil || json.Unmarshal(b, &s) != nil {
 			return nil
 		}
 		read = append(read, p)

@@ -1,6 +1,7 @@
 package profile
 
 import (
+	"path/filepath"
 	"reflect"
 	"runtime"
 	"strings"
@@ -122,5 +123,37 @@ func TestParserBounds(t *testing.T) {
 		if withinParserBounds([]byte(s)) {
 			t.Errorf("%.20q… is within bounds", s)
 		}
+	}
+}
+
+// An agent's own configuration nested deeper than ctx decodes, or with
+// more tables than its size can hold, is skipped as a malformed one is
+// (the agent would not start with it): decoding it would cost a map, or
+// a node of the parser, per level.
+func TestAgentConfigBounded(t *testing.T) {
+	t.Parallel()
+	deepKey := strings.Repeat("a.", 300) + "z = 1\n"
+	deepJSON := strings.Repeat("[", 300) + strings.Repeat("]", 300)
+	dir := tree(t, map[string]string{
+		"codex/config.toml":            "project_doc_max_bytes = 10\n" + deepKey,
+		"gemini/.gemini/settings.json": `{"context": {"fileName": "NOTES.md"}, "x": ` + deepJSON + `}`,
+		"claude/.claude.json":          `{"projects": {"/p": {"hasClaudeMdExternalIncludesApproved": true}}, "x": ` + deepJSON + `}`,
+	})
+	o := Options{Home: filepath.Join(dir, "none"), Getenv: func(k string) string {
+		if k == "CODEX_HOME" {
+			return filepath.Join(dir, "codex")
+		}
+		return ""
+	}}
+	if read := agentConfig(Codex, &o, ""); len(read) != 0 || o.CodexMaxBytes != 0 {
+		t.Errorf("codex: read %v, max bytes %d", read, o.CodexMaxBytes)
+	}
+	o = Options{Home: filepath.Join(dir, "gemini"), Getenv: noEnv}
+	if read := agentConfig(Gemini, &o, ""); len(read) != 0 || o.GeminiFileNames != nil {
+		t.Errorf("gemini: read %v, names %v", read, o.GeminiFileNames)
+	}
+	o = Options{Home: filepath.Join(dir, "claude"), Getenv: noEnv}
+	if read := agentConfig(Claude, &o, "/p"); len(read) != 0 || o.ClaudeExternalImports != nil {
+		t.Errorf("claude: read %v, approved %v", read, o.ClaudeExternalImports)
 	}
 }

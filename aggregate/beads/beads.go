@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/ctxaudit/ctx/internal/decodelimit"
 	"github.com/ctxaudit/ctx/internal/fileio"
 	"github.com/ctxaudit/ctx/measure"
 	"github.com/ctxaudit/ctx/secrets"
@@ -160,7 +161,9 @@ func StoreFile(p string) string {
 
 // Read reads the store of o through ctx's bounded reader. A missing
 // store is no error unless o.MustExist (it has Found false). Every
-// non-blank line must be a JSON object with a non-empty string "id";
+// non-blank line must be a JSON object, nested at most
+// decodelimit.MaxDepth levels, without a key twice, with a non-empty
+// string "id";
 // "title", "description" and "status" are strings when present (a missing
 // status is open); other keys are ignored. A line whose "_type" is not
 // "issue" (bd's export of other records) and a deleted issue (status
@@ -225,6 +228,11 @@ func Read(o Options) (*Store, error) {
 		line = bytes.TrimSpace(line)
 		if len(line) == 0 {
 			continue
+		}
+		// nesting and repeated keys first: encoding/json keeps the last
+		// of two keys, where another reader may keep the first
+		if err := decodelimit.JSON(line, decodelimit.Options{UniqueKeys: true}); err != nil {
+			return nil, &Error{File: res.File, Line: n, Msg: err.Error()}
 		}
 		b, skip, err := decodeBead(line)
 		if err != nil {

@@ -60,6 +60,10 @@ func TestReadErrors(t *testing.T) {
 		{`{"title":"no id"}`, "s.jsonl:1: id: missing (every issue needs an id)"},
 		{`{"id":"a","status":3}`, "s.jsonl:1: status: must be a string, not 3"},
 		{`{"id":"a"}` + "\n\n" + `{"id":"a"}`, `s.jsonl:3: id: "a" is also on line 1`},
+		// encoding/json keeps the last of two keys: a reader of the file
+		// may see the first
+		{`{"id":"a","status":"open","status":"closed"}`, `s.jsonl:1: duplicate key "status"`},
+		{`{"id":"a"}` + "\n" + `{"id":"b","x":` + strings.Repeat("[", 300) + strings.Repeat("]", 300) + `}`, "s.jsonl:2: nesting deeper than 256 levels"},
 	} {
 		p := filepath.Join(dir, "s.jsonl")
 		if err := os.WriteFile(p, []byte(tt.in), 0o644); err != nil {

@@ -333,3 +333,35 @@ func TestSkeletonDeepBlocksLinear(t *testing.T) {
 		linear(t, string(c.lang), run(c.n), run(2*c.n))
 	}
 }
+
+// The summary of a TOML file decodes it to say whether it is valid: a
+// file nested too deep, or with more tables than its size can hold, is
+// not decoded (a 4 MiB file of nested inline tables decoded to a map per
+// level, 500 MB).
+func TestTOMLSummaryBounded(t *testing.T) {
+	var nested strings.Builder
+	for i := 0; nested.Len() < 4<<20-2000; i++ {
+		fmt.Fprintf(&nested, "k%d = %s1%s\n", i, strings.Repeat("{a = ", 200), strings.Repeat("}", 200))
+	}
+	for _, tt := range []struct {
+		name, src, want string
+	}{
+		{"nested inline tables", nested.String(), "not decoded: line 1316: more than 263070 tables in 4192750 bytes of TOML"},
+		{"nested arrays", "a = 1\nb = " + strings.Repeat("[", 300) + strings.Repeat("]", 300) + "\n", "not decoded: line 2: nesting deeper than 256 levels"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			src := []byte(tt.src)
+			var got string
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			got = Summary(context.Background(), "x.toml", src)
+			runtime.ReadMemStats(&m1)
+			if !strings.Contains(got, tt.want) {
+				t.Errorf("summary:\n%s\nwant it to hold %q", got, tt.want)
+			}
+			if a := m1.TotalAlloc - m0.TotalAlloc; a > 4*uint64(len(src))+1<<20 {
+				t.Errorf("%d bytes allocated for %d bytes", a, len(src))
+			}
+		})
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"github.com/pelletier/go-toml/v2/unstable"
 
 	"github.com/ctxaudit/ctx/aggregate/engine"
+	"github.com/ctxaudit/ctx/internal/decodelimit"
 	"github.com/ctxaudit/ctx/internal/treesitter"
 )
 
@@ -195,6 +196,16 @@ func tomlKeyPart(k string) string {
 }
 
 func tomlSummary(src []byte) string {
+	// a file nested too deep, or with more tables than its size can
+	// hold, is not decoded (decoding makes a map of each table)
+	if err := decodelimit.TOML(src, 0); err != nil {
+		var le *decodelimit.Error
+		line := 0
+		if errors.As(err, &le) {
+			line = le.Line
+		}
+		return joinLines(header("TOML", src), fmt.Sprintf("not decoded: line %d: %s", line, err))
+	}
 	var tables, keys []string
 	p := unstable.Parser{}
 	p.Reset(src)

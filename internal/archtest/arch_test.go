@@ -244,7 +244,7 @@ func TestLibraryNeverPrintsOrExits(t *testing.T) {
 	}
 	readers := map[string]bool{"os.ReadFile": true, "os.Open": true, "os.OpenFile": true, "fileio.Read": true, "fileio.ReadIn": true}
 	for _, pkg := range []string{"discover", "manifest", "render", "audit", "aggregate", "aggregate/codeview", "aggregate/stats", "aggregate/beads", "aggregate/slice", "history", "measure",
-		"schemas", "config", "presets", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
+		"schemas", "config", "presets", "profile", "provenance", "secrets", "report", "mcpserver", "internal/fileio", "internal/decodelimit", "internal/gitignore", "internal/mdtext", "internal/jsonenc", "internal/display", "internal/table",
 		"internal/atomicfile", "internal/goroutine", "internal/treesitter", "internal/version", "internal/tomlenc", "cache"} {
 		bp := pkgOf(t, pkg)
 		fset := token.NewFileSet()

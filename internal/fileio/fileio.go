@@ -114,11 +114,47 @@ func read(open func(flag int) (*os.File, error), path string, limit int64, check
 	case limit > 0 && st.Size() > limit:
 		return nil, st, &TooLargeError{Size: st.Size(), Limit: limit}
 	}
-	var r io.Reader = f
+	b, err := readLimited(f, limit, st.Size())
+	var tl *TooLargeError
+	if errors.As(err, &tl) {
+		tl.Size = -1 // it grew while it was read
+	}
+	return b, st, err
+}
+
+// ReadAll reads r to its end, at most limit bytes (limit <= 0 means no
+// limit): more is a *TooLargeError. A reader that tells what is left of
+// it (a regular file, as standard input redirected from one is; a reader
+// with a Len method, such as bytes.Reader) is refused by that size before
+// a byte is read, and read into one buffer of its size.
+func ReadAll(r io.Reader, limit int64) ([]byte, error) {
+	size := int64(-1)
+	switch x := r.(type) {
+	case interface{ Len() int }:
+		size = int64(x.Len())
+	case *os.File:
+		if st, err := x.Stat(); err == nil && st.Mode().IsRegular() {
+			size = st.Size()
+			if off, err := x.Seek(0, io.SeekCurrent); err == nil {
+				size = max(size-off, 0)
+			}
+		}
+	}
+	if limit > 0 && size > limit {
+		return nil, &TooLargeError{Size: size, Limit: limit}
+	}
+	return readLimited(r, limit, max(size, 512))
+}
+
+// readLimited reads r to its end into a buffer of size+1 bytes to begin
+// with, at most limit bytes (limit <= 0: no limit).
+func readLimited(f io.Reader, limit, size int64) ([]byte, error) {
+	r := f
 	if limit > 0 {
 		r = io.LimitReader(f, limit+1)
+		size = min(size, limit)
 	}
-	buf := make([]byte, 0, st.Size()+1)
+	buf := make([]byte, 0, size+1)
 	for {
 		n, err := r.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]
@@ -126,16 +162,16 @@ func read(open func(flag int) (*os.File, error), path string, limit int64, check
 			break
 		}
 		if err != nil {
-			return nil, st, err
+			return nil, err
 		}
 		if len(buf) == cap(buf) {
 			buf = append(buf, 0)[:len(buf)]
 		}
 	}
 	if limit > 0 && int64(len(buf)) > limit {
-		return nil, st, &TooLargeError{Size: -1, Limit: limit}
+		return nil, &TooLargeError{Size: int64(len(buf)), Limit: limit}
 	}
-	return buf, st, nil
+	return buf, nil
 }
 
 // Cause strips the operation and path from a *fs.PathError, so that

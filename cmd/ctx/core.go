@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/ctxaudit/ctx/secrets"
@@ -398,8 +397,7 @@ func redactingRun(c *cli.Context) bool {
 	if c.IsSet("redact") {
 		return c.Bool("redact")
 	}
-	if !slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "redact") }) ||
-		!slices.ContainsFunc(c.Command.Flags, func(f cli.Flag) bool { return slices.Contains(f.Names(), "project-dir") }) {
+	if !hasFlag(c, "redact") || !hasFlag(c, "project-dir") {
 		return false
 	}
 	p, err := loadProject(c)
